@@ -1,0 +1,45 @@
+"""The registry of games: what ``Match`` needs from each game module."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import ParseError
+from engine.game import JSON
+
+GAME_NAMES = ("solo", "scout")
+
+
+@dataclass(frozen=True)
+class GameModule:
+    """The entry points of one game."""
+
+    name: str
+    config_from_dict: Callable[[dict[str, JSON]], Any]
+    new_round: Callable[[Any, bytes, int], Any]
+    round_from_snapshot: Callable[[dict[str, JSON]], Any]
+    parse_action: Callable[[str], Any]
+
+
+def game_module(name: str) -> GameModule:
+    """The entry points of the game called ``name`` (``solo`` or ``scout``)."""
+    if name not in GAME_NAMES:
+        raise ParseError(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
+    module = importlib.import_module(f"engine.{name}")
+    return GameModule(
+        name=name,
+        config_from_dict=module.Config.from_dict,
+        new_round=module.new_round,
+        round_from_snapshot=module.State.from_snapshot,
+        parse_action=module.parse_action,
+    )
+
+
+def config_from_dict(data: dict[str, JSON]) -> Any:
+    """A config of either game from its plain-data form (the ``game`` key says which)."""
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+        raise ParseError("a config must be a map with a 'game' name")
+    return game_module(data["game"]).config_from_dict(data)
