@@ -1,0 +1,71 @@
+"""Play a whole match with one bot per seat, headless.
+
+Each step, the seats that may act out of turn are offered the chance in seat order
+starting after the seat the game waits for (a deterministic stand-in for "who shouts
+first"); the first that takes it is applied. Otherwise the waiting seat chooses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.match import Match
+
+
+@dataclass
+class GameResult:
+    """What one headless match produced."""
+
+    scores: list[int]
+    winners: list[int]
+    rounds: int
+    entries: list[tuple[int, str]] = field(default_factory=list)
+    seconds_per_seat: list[float] = field(default_factory=list)
+    moves_per_seat: list[int] = field(default_factory=list)
+    digest: str = ""
+
+
+def play_match(
+    match: Match,
+    bots: Sequence[Any],
+    max_actions: int = 200_000,
+    clock: Callable[[], float] | None = None,
+) -> GameResult:
+    """Play ``match`` to its end; every applied ``(seat, action text)`` is recorded."""
+    n = match.config.players
+    spent = [0.0] * n
+    moves = [0] * n
+    entries: list[tuple[int, str]] = []
+    while not match.is_over():
+        if len(entries) >= max_actions:
+            raise RuntimeError(f"the match did not end within {max_actions} actions")
+        waiting = match.to_move()
+        assert waiting is not None
+        seat, action = _next_action(match, bots, waiting, spent, moves, clock)
+        match.apply(seat, action)
+        entries.append((seat, str(action)))
+    return GameResult(match.scores(), match.winners(), len(match.round_scores), entries,
+                      spent, moves, match.digest())
+
+
+def _next_action(match: Match, bots: Sequence[Any], waiting: int, spent: list[float],
+                 moves: list[int], clock: Callable[[], float] | None) -> tuple[int, Any]:
+    n = match.config.players
+    actors = set(match.actors())
+    for k in range(1, n + 1):
+        seat = (waiting + k) % n
+        if seat not in actors:
+            continue
+        must = seat == waiting
+        legal = match.legal_actions(seat)
+        start = clock() if clock else 0.0
+        obs = match.observation(seat)
+        action = bots[seat].choose(obs, legal) if must else bots[seat].react(obs, legal)
+        if clock:
+            spent[seat] += clock() - start
+        if action is not None:
+            moves[seat] += 1
+            return seat, action
+    raise RuntimeError(f"seat {waiting} has no legal action")

@@ -1,0 +1,40 @@
+"""``cardtable``: the command group; errors become one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from cli.match_cmd import match
+from cli.replay_cmd import replay
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """SOLO and SCOUT on a LAN with no server, and headless matches between bots."""
+
+
+cli.add_command(match)
+cli.add_command(replay)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: usage errors exit 2, other failures 1, each as one line."""
+    try:
+        code = cli.main(args=argv, prog_name="cardtable", standalone_mode=False)
+    except click.UsageError as err:
+        name = err.ctx.command.name if err.ctx else None
+        hint = f" (see 'cardtable {name} --help')" if name and name != "cli" else ""
+        click.echo(f"cardtable: error: {err.format_message()}{hint}", err=True)
+        sys.exit(2)
+    except click.ClickException as err:
+        click.echo(f"cardtable: error: {err.format_message()}", err=True)
+        sys.exit(err.exit_code)
+    except click.Abort:
+        click.echo("cardtable: aborted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("cardtable: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

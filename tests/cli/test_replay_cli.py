@@ -1,0 +1,57 @@
+"""``cardtable replay``: the account, verification, damaged and missing files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from tests.cli.test_match_cli import run
+
+
+@pytest.fixture
+def log_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Path:
+    code, _, _ = run(capsys, "match", "scout", "--players", "3", "--games", "1", "--seed", "8",
+                     "--log-dir", str(tmp_path))
+    assert code == 0
+    return tmp_path / "game-0000.ctlog"
+
+
+def test_account_and_verification(capsys: pytest.CaptureFixture[str], log_file: Path) -> None:
+    code, out, err = run(capsys, "replay", str(log_file))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("SCOUT, 3 players")
+    assert "seat" in lines[1] and ("flip" in lines[1] or "keep" in lines[1])
+    assert lines[-1].startswith("verified: ") and "match over" in lines[-1]
+
+
+def test_verify_prints_only_the_summary(capsys: pytest.CaptureFixture[str], log_file: Path) -> None:
+    code, out, _ = run(capsys, "replay", "--verify", str(log_file))
+    assert code == 0
+    assert len(out.splitlines()) == 1 and out.startswith("verified: ")
+
+
+def test_truncated_file_shows_the_intact_part_and_one_error_line(capsys: pytest.CaptureFixture[str],
+                                                                  log_file: Path) -> None:
+    data = log_file.read_bytes()
+    log_file.write_bytes(data[: len(data) // 2])
+    code, out, err = run(capsys, "replay", str(log_file))
+    assert code == 1
+    assert len(out.splitlines()) > 5
+    assert len(err.strip().splitlines()) == 1
+    assert "the file is truncated" in err and "entries intact" in err
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "replay", str(tmp_path / "nope.ctlog"))
+    assert code == 1
+    assert err.strip() == f"cardtable: error: cannot read {tmp_path / 'nope.ctlog'}: No such file or directory"
+
+
+def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["replay", "--help"])
+    assert info.value.code == 0
+    assert "Examples:" in capsys.readouterr().out
