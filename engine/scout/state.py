@@ -278,7 +278,8 @@ class State:
         """What ``seat`` may know: its own hand, public counts, the table, the scouted cards.
 
         Keys: game, players, seat, round, start, phase, turn (``to_move()``), hand (own cards,
-        up value first), hand_sizes, active, owner, captured (counts), chips, scout_show,
+        up value first), hand_sizes, active, owner, captured (counts), captured_cards (every
+        captured card was shown to all before it was taken), chips, scout_show,
         flipped (None undecided / True / False), known (per seat, aligned with its hand: the
         card text where it is public, i.e. scouted, else None; the observer's own hand in full),
         set_aside (a count), exempt, scores (once over, else None).
@@ -306,6 +307,7 @@ class State:
             "active": [str(c) for c in self.active],
             "owner": self.owner,
             "captured": [len(c) for c in self.captured],
+            "captured_cards": [[str(c) for c in pile] for pile in self.captured],
             "chips": list(self.chips),
             "scout_show": list(self.scout_show),
             "flipped": list(self.flipped),
