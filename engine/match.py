@@ -46,6 +46,7 @@ class Match:
         obs = self.state.observation(seat)
         obs["round"] = self.round_no
         obs["totals"] = list(self.totals)
+        obs["config"] = self.config.to_dict()
         return obs
 
     def winners(self) -> list[int]:

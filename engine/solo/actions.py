@@ -22,7 +22,6 @@ a reaction window).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from engine.errors import ParseError
 from engine.solo.cards import COLOURS, Card, parse_card
@@ -79,7 +78,7 @@ class Catch:
         return f"catch:{self.target}"
 
 
-Action = Union[Play, Simple, Catch]
+Action = Play | Simple | Catch
 
 DRAW = Simple("draw")
 KEEP = Simple("keep")

@@ -8,7 +8,7 @@ object. Text: numbers ``R1``..``Y9``; coloured actions ``Rskip``, ``Rrev``, ``Rd
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from engine.errors import ParseError
 
@@ -44,7 +44,7 @@ class Card:
     def __str__(self) -> str:
         return self.text
 
-    def __lt__(self, other: "Card") -> bool:
+    def __lt__(self, other: Card) -> bool:
         return self.index < other.index
 
     def __reduce__(self) -> tuple[object, tuple[str]]:

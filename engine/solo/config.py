@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Sequence
+from typing import Any
 
 from engine.errors import ParseError
 
@@ -66,7 +67,7 @@ class Config:
         return next((msg for ok, msg in checks if not ok), None)
 
     @classmethod
-    def preset(cls, edition: str = "classic", players: int = 4, **options: Any) -> "Config":
+    def preset(cls, edition: str = "classic", players: int = 4, **options: Any) -> Config:
         """The ``classic`` or ``anniversary`` preset, with any option overridden."""
         if edition == "classic":
             base = cls(players=players)
@@ -84,7 +85,7 @@ class Config:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Config":
+    def from_dict(cls, data: dict[str, Any]) -> Config:
         if not isinstance(data, dict):
             raise ParseError("a SOLO config must be a map")
         options = dict(data)

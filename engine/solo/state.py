@@ -18,7 +18,7 @@ from engine.errors import IllegalAction, ParseError
 from engine.game import Event
 from engine.shuffle import Stream
 from engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple, multiples
-from engine.solo.cards import COLOURS, COLOUR_NAMES, Card, deck, hand_points, parse_card
+from engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
 from engine.solo.config import HAND_SIZE, SOLO_PENALTY, Config
 
 STACKABLE = ("d2", "wd4")
@@ -218,7 +218,7 @@ class State:
             faces = _distinct(cards)
             counts = [cards.count(f) for f in faces]
             for pick in product(*(range(k + 1) for k in counts)):
-                chosen = [f for f, k in zip(faces, pick) for _ in range(k)]
+                chosen = [f for f, k in zip(faces, pick, strict=True) for _ in range(k)]
                 if len(chosen) < 3 or (drawn is not None and drawn not in chosen):
                     continue
                 rest = list(hand)
@@ -515,6 +515,8 @@ class State:
         if action == DECLINE:
             return "there is no Protection window open for you"
         if isinstance(action, Simple):
+            if self.react is not None:
+                return "a Protection window is open: play a Protection or decline"
             if seat != self.turn:
                 return f"it is seat {self.turn}'s turn, not seat {seat}'s"
             return f"'{action}' is not possible now"
@@ -566,7 +568,7 @@ class State:
             "colour": self.colour,
             "penalty": self.penalty,
             "penalty_kind": self.penalty_kind,
-            "drawn": (self.drawn.text if self.drawn else None) if seat == self.turn else self.drawn is not None,
+            "drawn": self._drawn_seen_by(seat),
             "jump": self.jump,
             "laid_by": self.laid_by,
             "solo": None if self.solo_seat is None else {"seat": self.solo_seat, "called": self.solo_called},
@@ -578,6 +580,12 @@ class State:
             "known": {h: _texts(cards) for h, cards in enumerate(self.known[seat]) if cards and h != seat},
             "winner": self.winner,
         }
+
+    def _drawn_seen_by(self, seat: int) -> str | bool | None:
+        """The drawn card for the drawer; for the others only whether there is one."""
+        if seat != self.turn:
+            return self.drawn is not None
+        return self.drawn.text if self.drawn else None
 
     def snapshot(self) -> dict[str, Any]:
         react = self.react
@@ -609,7 +617,7 @@ class State:
         }
 
     @classmethod
-    def from_snapshot(cls, data: dict[str, Any]) -> "State":
+    def from_snapshot(cls, data: dict[str, Any]) -> State:
         """A state from ``snapshot()`` data; keys after ``discard`` may be left out."""
         try:
             return cls._from_snapshot(data)
@@ -619,7 +627,7 @@ class State:
             raise ParseError(f"bad SOLO snapshot: {type(err).__name__}: {err}") from None
 
     @classmethod
-    def _from_snapshot(cls, data: dict[str, Any]) -> "State":
+    def _from_snapshot(cls, data: dict[str, Any]) -> State:
         config = Config.from_dict(data["config"])
         state = cls(config, bytes.fromhex(data.get("seed", "")), int(data.get("round", 0)))
         n = config.players

@@ -77,7 +77,8 @@ def test_tampered_digest_is_detected() -> None:
 @pytest.mark.parametrize("data, message", [
     (b"", "the file is empty"),
     (msgpack.packb({"format": "other"}), "the header: this is not a cardtable log"),
-    (msgpack.packb({"format": "cardtable-log", "version": 99}), "the header: log version 99 is not supported"),
+    (msgpack.packb({"format": "cardtable-log", "version": 99}),
+     "the header: log version 99 is not supported"),
     (b"\xc1", "the header: not valid msgpack"),
     (msgpack.packb({"format": "cardtable-log", "version": 1, "seed": b"s", "config": {"game": "chess"}}),
      "the header: unknown game 'chess'"),
