@@ -27,10 +27,14 @@ def play_round(state: Any, rng: Stream) -> int:
     actions = 0
     while not state.is_over():
         seat = state.to_move()
-        legal = [a for a in state.legal_actions(seat) if not str(a).startswith("catch:") and str(a) != "solo"]
+        legal = [a for a in state.legal_actions(seat) if not _meta(str(a))]
         state.apply(seat, legal[rng.below(len(legal))])
         actions += 1
     return actions
+
+
+def _meta(text: str) -> bool:
+    return text.startswith("catch:") or text == "solo"
 
 
 def measure(name: str, new_round: Any, config: Any, seconds: float) -> dict[str, Any]:
@@ -60,7 +64,8 @@ def main() -> None:
     print(f"{'case':<22} {'rounds/s':>10} {'actions/s':>11} {'actions/round':>14}")
     for name, new_round, config in cases:
         r = measure(name, new_round, config, args.seconds)
-        print(f"{name:<22} {r['rounds_per_s']:>10.1f} {r['actions_per_s']:>11.0f} {r['actions_per_round']:>14.1f}")
+        print(f"{name:<22} {r['rounds_per_s']:>10.1f} {r['actions_per_s']:>11.0f} "
+              f"{r['actions_per_round']:>14.1f}")
 
 
 if __name__ == "__main__":

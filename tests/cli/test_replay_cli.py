@@ -47,7 +47,8 @@ def test_truncated_file_shows_the_intact_part_and_one_error_line(capsys: pytest.
 def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "replay", str(tmp_path / "nope.ctlog"))
     assert code == 1
-    assert err.strip() == f"cardtable: error: cannot read {tmp_path / 'nope.ctlog'}: No such file or directory"
+    missing = tmp_path / "nope.ctlog"
+    assert err.strip() == f"cardtable: error: cannot read {missing}: No such file or directory"
 
 
 def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
