@@ -23,7 +23,7 @@ class Bot(Protocol):
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None: ...
 
 
-def _genuine_catches(obs: dict[str, Any], legal: Sequence[Any]) -> list[Any]:
+def genuine_catches(obs: dict[str, Any], legal: Sequence[Any]) -> list[Any]:
     """Catch actions aimed at a seat whose missed SOLO call this seat can see."""
     solo = obs.get("solo")
     if not solo or solo["called"]:
@@ -58,7 +58,7 @@ class RandomBot:
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
         if any(str(a) == "solo" for a in legal):
             return next(a for a in legal if str(a) == "solo")
-        catches = _genuine_catches(obs, legal)
+        catches = genuine_catches(obs, legal)
         if catches:
             return catches[0]
         moves = [a for a in legal if not _is_meta(a)]
@@ -67,9 +67,24 @@ class RandomBot:
         return None
 
 
+def _heuristic(seed: bytes, seat: int, level: str) -> Bot:
+    from ai.heuristic import HeuristicBot
+
+    return HeuristicBot(seed, seat)
+
+
+def _ismcts(seed: bytes, seat: int, level: str) -> Bot:
+    from ai.ismcts import IsmctsBot
+
+    return IsmctsBot(seed, seat, level or "normal")
+
+
 BOTS: dict[str, Callable[[bytes, int, str], Bot]] = {
     "random": lambda seed, seat, level: RandomBot(seed, seat),
+    "heuristic": _heuristic,
+    "ismcts": _ismcts,
 }
+LEVELS = {"random": ("",), "heuristic": ("",), "ismcts": ("", "fast", "normal", "strong")}
 
 
 def parse_bot_spec(spec: str) -> tuple[str, str]:
@@ -77,6 +92,10 @@ def parse_bot_spec(spec: str) -> tuple[str, str]:
     name, _, level = spec.strip().partition(":")
     if name not in BOTS:
         raise ParseError(f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}")
+    if level not in LEVELS[name]:
+        levels = [lv for lv in LEVELS[name] if lv]
+        choice = f"choose {', '.join(levels)}" if levels else "it has no levels"
+        raise ParseError(f"unknown level {level!r} for bot {name!r}: {choice}")
     return name, level
 
 
