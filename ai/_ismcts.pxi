@@ -1,0 +1,357 @@
+# Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012) over the mirrors.
+#
+# One tree per search. Each iteration samples a determinization of the searcher's information
+# set, descends the tree choosing only among children whose action is legal in that sample
+# (UCB1 with availability counts), expands one untried action, plays a capped heuristic
+# rollout, and backs up every seat's score margin. Edges are labelled by action keys; a node
+# remembers the seat that chose the action leading to it. Nodes live in one preallocated
+# pool; the loop runs without the GIL and touches no Python object.
+from libc.math cimport log, sqrt, tanh
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+cdef unsigned long long WAIT_KEY = 0xFFFFFFFFFFFFFFFFULL  # the root's "let the waiting seat act"
+
+
+ctypedef fused GameState:
+    SoloState
+    ScoutState
+
+cdef double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
+    cdef int i
+    cdef Node* node
+    if t.size >= t.capacity:
+        return NO_NODE
+    i = t.size
+    t.size += 1
+    node = &t.nodes[i]
+    node.key = key
+    node.parent = parent
+    node.first_child = NO_NODE
+    node.visits = 0
+    node.avail = 0
+    node.reward = 0.0
+    node.seat = <signed char>seat
+    if parent != NO_NODE:
+        node.next_sibling = t.nodes[parent].first_child
+        t.nodes[parent].first_child = i
+    else:
+        node.next_sibling = NO_NODE
+    return i
+
+
+cdef inline int g_candidates(GameState* s, int seat, void* acts) noexcept nogil:
+    if GameState is SoloState:
+        return solo_candidates(s, seat, <SoloAction*>acts)
+    else:
+        return scout_candidates(s, seat, <ScoutAction*>acts)
+
+
+cdef inline unsigned long long g_key(GameState* s, void* acts, int i) noexcept nogil:
+    if GameState is SoloState:
+        return solo_key(&(<SoloAction*>acts)[i])
+    else:
+        return scout_key(&(<ScoutAction*>acts)[i])
+
+
+cdef inline void g_apply(GameState* s, int seat, void* acts, int i, Rng* rng) noexcept nogil:
+    if GameState is SoloState:
+        solo_apply(s, seat, &(<SoloAction*>acts)[i], rng)
+    else:
+        scout_apply(s, seat, &(<ScoutAction*>acts)[i], rng)
+
+
+cdef inline int g_to_move(GameState* s) noexcept nogil:
+    if GameState is SoloState:
+        return solo_to_move(s)
+    else:
+        return scout_to_move(s)
+
+
+cdef inline bint g_over(GameState* s) noexcept nogil:
+    if GameState is SoloState:
+        return solo_over(s)
+    else:
+        return scout_over(s)
+
+
+cdef inline void g_rollout_step(GameState* s, Rng* rng) noexcept nogil:
+    if GameState is SoloState:
+        solo_rollout_step(s, rng)
+    else:
+        scout_rollout_step(s, rng)
+
+
+cdef inline void g_evaluate(GameState* s, double* out) noexcept nogil:
+    if GameState is SoloState:
+        solo_evaluate(s, out)
+    else:
+        scout_evaluate(s, out)
+
+
+cdef void margins(Tree* t, const double* points, double* out) noexcept nogil:
+    """Each seat's reward: its points minus the others' mean, squashed to (-1, 1)."""
+    cdef int s
+    cdef double total = 0.0, margin
+    for s in range(t.players):
+        total += points[s]
+    for s in range(t.players):
+        margin = points[s] - (total - points[s]) / (t.players - 1)
+        if not t.higher_better:
+            margin = -margin
+        out[s] = tanh(margin / t.scale)
+
+
+cdef inline void sort_keys(KeyIdx* a, int n) noexcept nogil:
+    """Shell sort by key: small n, no allocation, no callbacks."""
+    cdef int gap = 1, i, j
+    cdef KeyIdx x
+    while gap < n // 3:
+        gap = gap * 3 + 1
+    while gap >= 1:
+        for i in range(gap, n):
+            x = a[i]
+            j = i
+            while j >= gap and a[j - gap].key > x.key:
+                a[j] = a[j - gap]
+                j -= gap
+            a[j] = x
+        gap //= 3
+
+
+cdef inline int find_key(const KeyIdx* a, int n, unsigned long long key) noexcept nogil:
+    cdef int lo = 0, hi = n - 1, mid
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        if a[mid].key < key:
+            lo = mid + 1
+        elif a[mid].key > key:
+            hi = mid - 1
+        else:
+            return mid
+    return -1
+
+
+cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng* rng,
+                int* child_out) noexcept nogil:
+    """Pick the move at ``node`` among the ``n`` available ones: a random untried one if any
+    (``*child_out`` = NO_NODE: expand it), else the UCB1-best child (availability counts).
+    Returns a position in ``ki``. Every available child's avail count rises."""
+    cdef int child = t.nodes[node].first_child, best = NO_NODE, j, count = 0, pick = -1
+    cdef double score, best_score = -1e300
+    cdef Node* c
+    child_out[0] = NO_NODE
+    if child == NO_NODE:
+        return <int>rng_below(rng, n)
+    sort_keys(ki, n)
+    memset(found, 0, n)
+    while child != NO_NODE:
+        c = &t.nodes[child]
+        j = find_key(ki, n, c.key)
+        if j >= 0:
+            found[j] = 1
+            c.avail += 1
+            score = c.reward / c.visits + t.explore * sqrt(log(<double>c.avail) / c.visits)
+            if score > best_score:
+                best_score = score
+                best = child
+                pick = j
+        child = c.next_sibling
+    for j in range(n):
+        if not found[j]:
+            count += 1
+            if rng_below(rng, count) == 0:  # reservoir sampling among the untried
+                pick = j
+    if count == 0:
+        child_out[0] = best
+    return pick
+
+
+cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char* found,
+                  Rng* rng) noexcept nogil:
+    cdef int node = 0, seat, n, i, j, child, steps
+    cdef int path[MAX_DEPTH]
+    cdef int depth = 1
+    cdef double points[MAX_SEATS]
+    cdef double reward[MAX_SEATS]
+    path[0] = 0
+    while not g_over(det) and depth < MAX_DEPTH:
+        seat = t.searcher if node == 0 else g_to_move(det)
+        n = g_candidates(det, seat, acts)
+        for i in range(n):
+            ki[i].key = g_key(det, acts, i)
+            ki[i].idx = i
+        if node == 0 and t.root_wait:  # the root may also let the waiting seat act
+            ki[n].key = WAIT_KEY
+            ki[n].idx = -1
+            n += 1
+        if n == 0:
+            break
+        j = choose(t, node, ki, n, found, rng, &child)
+        if child == NO_NODE:
+            child = tree_new_node(t, node, ki[j].key, seat)
+            if child == NO_NODE:  # the pool is full: stop growing, roll out from here
+                break
+            t.nodes[child].avail = 1
+            if ki[j].idx >= 0:
+                g_apply(det, seat, acts, ki[j].idx, rng)
+            path[depth] = child
+            depth += 1
+            break
+        if ki[j].idx >= 0:
+            g_apply(det, seat, acts, ki[j].idx, rng)
+        node = child
+        path[depth] = node
+        depth += 1
+    steps = 0
+    while not g_over(det) and steps < t.rollout_cap:
+        g_rollout_step(det, rng)
+        steps += 1
+    g_evaluate(det, points)
+    margins(t, points, reward)
+    for i in range(depth):
+        node = path[i]
+        t.nodes[node].visits += 1
+        if t.nodes[node].seat >= 0:
+            t.nodes[node].reward += reward[t.nodes[node].seat]
+
+
+cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
+                    unsigned long long seed, void* acts, KeyIdx* ki, unsigned char* found) noexcept nogil:
+    """Iterate until the budget is spent; ``det`` is scratch space for the determinizations."""
+    cdef Rng rng
+    cdef int done = 0
+    cdef double deadline = now_seconds() + seconds
+    rng_seed(&rng, seed)
+    tree_new_node(t, NO_NODE, 0, -1)
+    while done < max_iterations:
+        if GameState is SoloState:
+            solo_determinize(det, <SoloInfo*>info, &rng)
+        else:
+            scout_determinize(det, <ScoutInfo*>info, &rng)
+        iterate(t, det, acts, ki, found, &rng)
+        done += 1
+        if seconds > 0 and (done & 63) == 0 and now_seconds() > deadline:
+            break
+    return done
+
+
+NODE_BYTES = sizeof(Node)
+
+
+def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
+           unsigned long long seed=0, double explore=0.7, int rollout_cap=400, bint wait=False,
+           double scale=0.0):
+    """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
+
+    Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
+    ``wait``: the seat is not the one the game waits for; the root then also offers "not now".
+    ``scale``: the score margin that counts as a clear win (rewards are tanh(margin / scale));
+    0 takes the game's default.
+    """
+    cdef Tree t
+    cdef SoloInfoSet solo_info
+    cdef ScoutInfoSet scout_info
+    cdef SoloState solo_det
+    cdef ScoutState scout_det
+    cdef void* acts = NULL
+    cdef KeyIdx* ki = NULL
+    cdef unsigned char* found = NULL
+    cdef int done = 0, max_actions, child, best = NO_NODE
+    cdef double started
+    if iterations <= 0 and seconds <= 0:
+        raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
+    if game not in ("solo", "scout"):
+        raise ValueError(f"unknown game {game!r}")
+    if iterations <= 0:
+        iterations = 1 << 30
+    capacity = min(iterations, int(seconds * 400_000) if seconds > 0 else iterations, 8_000_000) + 2
+    memset(&t, 0, sizeof(Tree))
+    t.capacity = capacity
+    t.searcher = seat
+    t.players = len(observation["hand_sizes"])
+    t.explore = explore
+    t.rollout_cap = rollout_cap
+    t.root_wait = wait
+    if game == "solo":
+        solo_info = SoloInfoSet(observation, config)
+        max_actions = SOLO_MAX_ACTIONS
+        t.scale = scale or 60.0
+        t.higher_better = config.get("scoring", "pool") == "pool"
+        acts = malloc(max_actions * sizeof(SoloAction))
+    else:
+        scout_info = ScoutInfoSet(observation, config)
+        max_actions = SCOUT_MAX_ACTIONS
+        t.scale = scale or 4.0
+        t.higher_better = True
+        acts = malloc(max_actions * sizeof(ScoutAction))
+    ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
+    found = <unsigned char*>malloc(max_actions + 1)
+    t.nodes = <Node*>malloc(capacity * sizeof(Node))
+    if acts == NULL or ki == NULL or found == NULL or t.nodes == NULL:
+        free(acts); free(ki); free(found); free(t.nodes)
+        raise MemoryError("not enough memory for the search tree")
+    try:
+        started = now_seconds()
+        if game == "solo":
+            with nogil:
+                done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found)
+        else:
+            with nogil:
+                done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki, found)
+        elapsed = now_seconds() - started
+        children = []
+        child = t.nodes[0].first_child
+        while child != NO_NODE:
+            children.append((t.nodes[child].key, t.nodes[child].visits,
+                             t.nodes[child].reward / max(t.nodes[child].visits, 1)))
+            if best == NO_NODE or t.nodes[child].visits > t.nodes[best].visits:
+                best = child
+            child = t.nodes[child].next_sibling
+        texts = _root_texts(game, solo_info if game == "solo" else scout_info, seat, seed)
+        ranked = sorted(((texts.get(k), v, r) for k, v, r in children), key=lambda c: -c[1])
+        action = None if best == NO_NODE else texts.get(t.nodes[best].key)
+        if best == NO_NODE and not wait:
+            raise RuntimeError("the search found no move")
+        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked}
+    finally:
+        free(acts)
+        free(ki)
+        free(found)
+        free(t.nodes)
+
+
+cdef dict _root_texts(str game, object info, int seat, unsigned long long seed):
+    """Action key -> text for the searcher's root moves (they depend only on what it sees)."""
+    cdef SoloMirror solo
+    cdef ScoutMirror scout
+    cdef SoloAction* sa
+    cdef ScoutAction* ca
+    cdef int n, i
+    texts = {WAIT_KEY: None}
+    if game == "solo":
+        solo = info.sample(seed)
+        sa = <SoloAction*>malloc(SOLO_MAX_ACTIONS * sizeof(SoloAction))
+        try:
+            n = solo_candidates(&solo.s, seat, sa)
+            for i in range(n):
+                texts[solo_key(&sa[i])] = solo_action_text(&sa[i])
+        finally:
+            free(sa)
+    else:
+        scout = info.sample(seed)
+        ca = <ScoutAction*>malloc(SCOUT_MAX_ACTIONS * sizeof(ScoutAction))
+        try:
+            n = scout_candidates(&scout.s, seat, ca)
+            for i in range(n):
+                texts[scout_key(&ca[i])] = scout_action_text(&ca[i])
+        finally:
+            free(ca)
+    return texts

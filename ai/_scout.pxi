@@ -1,0 +1,1373 @@
+# The C-level mirror of SCOUT (engine/scout/, RULES.md section 2) for the search.
+#
+# Included textually into ai/_search.pyx right after _rng.pxi (it uses Rng, rng_seed,
+# rng_next, rng_below). Every C-level name starts with ``scout_`` / ``Scout``; internal
+# helpers with ``scout__``.
+#
+# Representation
+# --------------
+# A card in a hand, on the table or set aside is one byte: ``up | (down << 4)`` (both values
+# 1..10); byte 0 means "unknown" (only inside a ScoutInfo). A card's identity is its pair id
+# 0..44, the index of ``(min, max)`` in the canonical deck order (cards.DECK), so a captured
+# pile is a 64-bit mask of pair ids. ``known`` is a bit mask per hand aligned with hand
+# positions (bit k = hand position k is public because it was scouted).
+#
+# A show's strength (count, kind, value) is the int ``count << 8 | kind << 4 | value``; the
+# ints compare like the engine's tuples; an empty table is strength 0.
+#
+# Everything below reproduces engine/scout/state.py exactly; the differential test
+# tests/ai/test_scout_mirror.py checks it action for action.
+
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memmove, memset
+
+
+# --- cards ---------------------------------------------------------------------------------
+
+cdef inline int scout_up(uint8_t c) noexcept nogil:
+    return c & 15
+
+
+cdef inline int scout_down(uint8_t c) noexcept nogil:
+    return c >> 4
+
+
+cdef inline uint8_t scout_card(int up, int down) noexcept nogil:
+    return <uint8_t>(up | (down << 4))
+
+
+cdef inline uint8_t scout_turned(uint8_t c) noexcept nogil:
+    return <uint8_t>((c >> 4) | ((c & 15) << 4))
+
+
+cdef inline int scout_pair_id(uint8_t c) noexcept nogil:
+    """Index of the card's pair in cards.DECK (0..44)."""
+    cdef int a = c & 15
+    cdef int b = c >> 4
+    cdef int t
+    if a > b:
+        t = a
+        a = b
+        b = t
+    return (a - 1) * (20 - a) // 2 + (b - a - 1)
+
+
+cdef inline uint8_t scout_pair_card(int pid) noexcept nogil:
+    """The card of pair id ``pid``, lower value up."""
+    cdef int a, b
+    cdef int k = pid
+    for a in range(1, 10):
+        if k < 10 - a:
+            b = a + 1 + k
+            return scout_card(a, b)
+        k -= 10 - a
+    return 0
+
+
+cdef inline int scout_deck_in_play(int players, uint8_t* out) noexcept nogil:
+    """cards.deck_in_play(players) in canonical order, lower value up; returns the count."""
+    cdef int a, b, n = 0
+    for a in range(1, 11):
+        for b in range(a + 1, 11):
+            if players == 3 and b == 10:
+                continue
+            if (players == 2 or players == 4) and a == 9 and b == 10:
+                continue
+            out[n] = scout_card(a, b)
+            n += 1
+    return n
+
+
+cdef inline int scout_popcount(uint64_t x) noexcept nogil:
+    x = x - ((x >> 1) & <uint64_t>0x5555555555555555)
+    x = (x & <uint64_t>0x3333333333333333) + ((x >> 2) & <uint64_t>0x3333333333333333)
+    x = (x + (x >> 4)) & <uint64_t>0x0F0F0F0F0F0F0F0F
+    return <int>((x * <uint64_t>0x0101010101010101) >> 56)
+
+
+# --- strengths and spans -------------------------------------------------------------------
+
+cdef inline int scout_strength(const uint8_t* ups, int n) noexcept nogil:
+    """Strength of a valid show with these up values (0 for none); assumes validity."""
+    cdef int step
+    if n == 0:
+        return 0
+    if n == 1:
+        return 0x110 | ups[0]
+    step = <int>ups[1] - <int>ups[0]
+    if step == 0:
+        return (n << 8) | 0x10 | ups[0]
+    if step == 1:
+        return (n << 8) | ups[0]
+    return (n << 8) | ups[n - 1]
+
+
+cdef inline int scout_cards_strength(const uint8_t* cards, int n) noexcept nogil:
+    """Strength of a valid set of cards (up values count)."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef int k
+    for k in range(n):
+        ups[k] = cards[k] & 15
+    return scout_strength(ups, n)
+
+
+cdef inline int scout_valid_strength(const uint8_t* ups, int n) noexcept nogil:
+    """Strength of these up values if they are a single/set/run, else -1."""
+    cdef int step, k
+    if n <= 0:
+        return -1
+    if n == 1:
+        return 0x110 | ups[0]
+    step = <int>ups[1] - <int>ups[0]
+    if step < -1 or step > 1:
+        return -1
+    for k in range(2, n):
+        if <int>ups[k] - <int>ups[k - 1] != step:
+            return -1
+    return scout_strength(ups, n)
+
+
+cdef inline int scout_active_strength(const ScoutState* s) noexcept nogil:
+    return scout_cards_strength(s.active, s.active_len)
+
+
+cdef inline int scout_reduced_strength(const ScoutState* s, int end) noexcept nogil:
+    """Strength of the active set without its ``end`` card."""
+    if end == SCOUT_END_L:
+        return scout_cards_strength(&s.active[1], s.active_len - 1)
+    return scout_cards_strength(s.active, s.active_len - 1)
+
+
+cdef inline ScoutAction scout__action(int kind, int end, int value, int pos, int first,
+                                      int last) noexcept nogil:
+    cdef ScoutAction a
+    a.kind = <uint8_t>kind
+    a.end = <uint8_t>end
+    a.value = <uint8_t>value
+    a.pos = <uint8_t>pos
+    a.first = <uint8_t>first
+    a.last = <uint8_t>last
+    return a
+
+
+cdef inline int scout__emit_spans(const uint8_t* ups, int h, int target, ScoutAction tmpl,
+                                  ScoutAction* out, int n) noexcept nogil:
+    """Append every span of ``ups`` that is a show stronger than ``target`` (engine spans order)."""
+    cdef int i, j, a, step, st
+    for i in range(h):
+        a = ups[i]
+        if (0x110 | a) > target:
+            tmpl.first = <uint8_t>i
+            tmpl.last = <uint8_t>i
+            out[n] = tmpl
+            n += 1
+        if i + 1 >= h:
+            continue
+        step = <int>ups[i + 1] - a
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            if step == 0:
+                st = ((j - i + 1) << 8) | 0x10 | a
+            elif step == 1:
+                st = ((j - i + 1) << 8) | a
+            else:
+                st = ((j - i + 1) << 8) | ups[j]
+            if st > target:
+                tmpl.first = <uint8_t>i
+                tmpl.last = <uint8_t>j
+                out[n] = tmpl
+                n += 1
+            j += 1
+    return n
+
+
+cdef inline int scout__count_spans(const uint8_t* ups, int h, int target, int* startc,
+                                   int* endc) noexcept nogil:
+    """Count the spans stronger than ``target``; if startc/endc are given, also per first/last
+    index (they must hold h zeros)."""
+    cdef int i, j, a, step, st, n = 0
+    for i in range(h):
+        a = ups[i]
+        if (0x110 | a) > target:
+            n += 1
+            if startc != NULL:
+                startc[i] += 1
+                endc[i] += 1
+        if i + 1 >= h:
+            continue
+        step = <int>ups[i + 1] - a
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            if step == 0:
+                st = ((j - i + 1) << 8) | 0x10 | a
+            elif step == 1:
+                st = ((j - i + 1) << 8) | a
+            else:
+                st = ((j - i + 1) << 8) | ups[j]
+            if st > target:
+                n += 1
+                if startc != NULL:
+                    startc[i] += 1
+                    endc[j] += 1
+            j += 1
+    return n
+
+
+cdef inline bint scout__nth_span(const uint8_t* ups, int h, int target, int k, int* first,
+                                 int* last) noexcept nogil:
+    """The k-th (0-based) span stronger than ``target``, in scout__emit_spans order."""
+    cdef int i, j, a, step, st
+    for i in range(h):
+        a = ups[i]
+        if (0x110 | a) > target:
+            if k == 0:
+                first[0] = i
+                last[0] = i
+                return True
+            k -= 1
+        if i + 1 >= h:
+            continue
+        step = <int>ups[i + 1] - a
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            if step == 0:
+                st = ((j - i + 1) << 8) | 0x10 | a
+            elif step == 1:
+                st = ((j - i + 1) << 8) | a
+            else:
+                st = ((j - i + 1) << 8) | ups[j]
+            if st > target:
+                if k == 0:
+                    first[0] = i
+                    last[0] = j
+                    return True
+                k -= 1
+            j += 1
+    return False
+
+
+cdef inline bint scout__any_span(const uint8_t* ups, int h, int target) noexcept nogil:
+    """Whether some span of ``ups`` is a show stronger than ``target``."""
+    cdef int i, j, a, step, st
+    for i in range(h):
+        a = ups[i]
+        if (0x110 | a) > target:
+            return True
+        if i + 1 >= h:
+            continue
+        step = <int>ups[i + 1] - a
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            if step == 0:
+                st = ((j - i + 1) << 8) | 0x10 | a
+            elif step == 1:
+                st = ((j - i + 1) << 8) | a
+            else:
+                st = ((j - i + 1) << 8) | ups[j]
+            if st > target:
+                return True
+            j += 1
+    return False
+
+
+cdef inline int scout__ups(const ScoutState* s, int seat, uint8_t* ups) noexcept nogil:
+    cdef int k, h = s.hand_len[seat]
+    for k in range(h):
+        ups[k] = s.hand[seat][k] & 15
+    return h
+
+
+cdef inline int scout__insert_ups(const uint8_t* ups, int h, int value, int pos,
+                                  uint8_t* out) noexcept nogil:
+    if pos > 0:
+        memcpy(out, ups, pos)
+    out[pos] = <uint8_t>value
+    if h > pos:
+        memcpy(&out[pos + 1], &ups[pos], h - pos)
+    return h + 1
+
+
+# --- queries -------------------------------------------------------------------------------
+
+cdef int scout_to_move(const ScoutState* s) noexcept nogil:
+    cdef int k, seat
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        for k in range(s.players):
+            seat = (s.start + k) % s.players
+            if s.flipped[seat] < 0:
+                return seat
+        return -1
+    if s.phase == SCOUT_PHASE_PLAY:
+        return s.turn
+    return -1
+
+
+cdef bint scout_over(const ScoutState* s) noexcept nogil:
+    return s.phase == SCOUT_PHASE_OVER
+
+
+cdef inline bint scout__can_scout(const ScoutState* s, int seat) noexcept nogil:
+    return s.active_len > 0 and (s.players > 2 or s.chips[seat] > 0)
+
+
+cdef inline bint scout__can_act(const ScoutState* s, int seat) noexcept nogil:
+    """engine State._can_act: the seat to move has some legal action."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef int h
+    if scout__can_scout(s, seat):
+        return True
+    h = scout__ups(s, seat, ups)
+    return scout__any_span(ups, h, scout_active_strength(s))
+
+
+cdef int scout_legal(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
+    """engine legal_actions(seat), in the engine's order: shows by span, scouts (L before R,
+    value ascending, position ascending), then Scout & Shows in the same order."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        if 0 <= seat < s.players and s.flipped[seat] < 0:
+            out[0] = scout__action(SCOUT_FLIP, 0, 0, 0, 0, 0)
+            out[1] = scout__action(SCOUT_KEEP, 0, 0, 0, 0, 0)
+            return 2
+        return 0
+    if s.phase != SCOUT_PHASE_PLAY or seat != s.turn:
+        return 0
+    h = scout__ups(s, seat, ups)
+    n = scout__emit_spans(ups, h, scout_active_strength(s),
+                          scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), out, 0)
+    if not scout__can_scout(s, seat):
+        return n
+    ends = 1 if s.active_len == 1 else 2
+    for e in range(ends):
+        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+        lo = card & 15
+        hi = card >> 4
+        if lo > hi:
+            lo, hi = hi, lo
+        for vi in range(2):
+            v = lo if vi == 0 else hi
+            for p in range(h + 1):
+                out[n] = scout__action(SCOUT_SCOUT, e, v, p, 0, 0)
+                n += 1
+    if s.players == 2 or not s.scout_show[seat]:
+        return n
+    for e in range(ends):
+        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+        rt = scout_reduced_strength(s, e)
+        lo = card & 15
+        hi = card >> 4
+        if lo > hi:
+            lo, hi = hi, lo
+        for vi in range(2):
+            v = lo if vi == 0 else hi
+            for p in range(h + 1):
+                scout__insert_ups(ups, h, v, p, nups)
+                n = scout__emit_spans(nups, h + 1, rt,
+                                      scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), out, n)
+    return n
+
+
+cdef void scout_points(const ScoutState* s, double* out) noexcept nogil:
+    """engine round_scores() (for a finished round)."""
+    cdef int seat
+    for seat in range(s.players):
+        out[seat] = <double>(scout_popcount(s.captured[seat]) + s.chips[seat]
+                             - (0 if seat == s.exempt else s.hand_len[seat]))
+
+
+cdef void scout_evaluate(const ScoutState* s, double* out) noexcept nogil:
+    """Per-seat estimate of the round score: captured + chips - cards in hand (the exempt seat
+    loses nothing for its hand); exactly scout_points once the round is over."""
+    scout_points(s, out)
+
+
+cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil:
+    return (<unsigned long long>a.kind | (<unsigned long long>a.end << 3)
+            | (<unsigned long long>a.value << 4) | (<unsigned long long>a.pos << 8)
+            | (<unsigned long long>a.first << 16) | (<unsigned long long>a.last << 24))
+
+
+# --- moves ---------------------------------------------------------------------------------
+
+cdef inline void scout__end(ScoutState* s, int owner) noexcept nogil:
+    s.phase = SCOUT_PHASE_OVER
+    s.turn = -1
+    s.exempt = <int8_t>owner
+
+
+cdef inline void scout__pass_turn(ScoutState* s, int seat) noexcept nogil:
+    cdef int nxt = (seat + 1) % s.players
+    if s.players > 2 and nxt == s.owner:
+        scout__end(s, nxt)
+        return
+    s.turn = <int8_t>nxt
+    if s.players == 2 and not scout__can_act(s, nxt):
+        scout__end(s, s.owner)
+
+
+cdef inline void scout__turn_choice(ScoutState* s, int seat, bint flip) noexcept nogil:
+    cdef uint8_t tmp[SCOUT_MAX_HAND]
+    cdef int k, h
+    cdef uint64_t kn, nk
+    s.flipped[seat] = 1 if flip else 0
+    if flip:
+        h = s.hand_len[seat]
+        memcpy(tmp, s.hand[seat], h)
+        kn = s.known[seat]
+        nk = 0
+        for k in range(h):
+            s.hand[seat][k] = scout_turned(tmp[h - 1 - k])
+            if (kn >> (h - 1 - k)) & 1:
+                nk |= (<uint64_t>1) << k
+        s.known[seat] = nk
+    for k in range(s.players):
+        if s.flipped[k] < 0:
+            return
+    s.phase = SCOUT_PHASE_PLAY
+    s.turn = s.start
+
+
+cdef inline void scout__show(ScoutState* s, int seat, int first, int last) noexcept nogil:
+    cdef int k, h = s.hand_len[seat]
+    cdef int cnt = last - first + 1
+    cdef uint64_t kn = s.known[seat]
+    for k in range(s.active_len):
+        s.captured[seat] |= (<uint64_t>1) << scout_pair_id(s.active[k])
+    memcpy(s.active, &s.hand[seat][first], cnt)
+    s.active_len = <uint8_t>cnt
+    if h - last - 1 > 0:
+        memmove(&s.hand[seat][first], &s.hand[seat][last + 1], h - last - 1)
+    s.hand_len[seat] = <uint8_t>(h - cnt)
+    s.known[seat] = (kn & (((<uint64_t>1) << first) - 1)) | ((kn >> (last + 1)) << first)
+    s.owner = <int8_t>seat
+    if h == cnt:
+        s.phase = SCOUT_PHASE_OVER
+        s.turn = -1
+        return
+    scout__pass_turn(s, seat)
+
+
+cdef inline void scout__scout(ScoutState* s, int seat, int end, int value, int pos) noexcept nogil:
+    cdef int owner = s.owner
+    cdef int h = s.hand_len[seat]
+    cdef uint8_t card
+    cdef uint64_t kn = s.known[seat]
+    cdef uint64_t low
+    if end == SCOUT_END_L:
+        card = s.active[0]
+        if s.active_len > 1:
+            memmove(s.active, &s.active[1], s.active_len - 1)
+    else:
+        card = s.active[s.active_len - 1]
+    s.active_len -= 1
+    if (card & 15) != value:
+        card = scout_turned(card)
+    if h > pos:
+        memmove(&s.hand[seat][pos + 1], &s.hand[seat][pos], h - pos)
+    s.hand[seat][pos] = card
+    s.hand_len[seat] = <uint8_t>(h + 1)
+    low = kn & (((<uint64_t>1) << pos) - 1)
+    s.known[seat] = low | ((kn >> pos) << (pos + 1)) | ((<uint64_t>1) << pos)
+    if s.players == 2:
+        s.chips[seat] -= 1
+    elif owner >= 0:
+        s.chips[owner] += 1
+    if s.active_len == 0:
+        s.owner = -1
+
+
+cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) noexcept nogil:
+    """Apply a legal action of ``seat`` (not checked; rng unused)."""
+    cdef int kind = a.kind
+    if kind == SCOUT_FLIP or kind == SCOUT_KEEP:
+        scout__turn_choice(s, seat, kind == SCOUT_FLIP)
+    elif kind == SCOUT_SHOW:
+        scout__show(s, seat, a.first, a.last)
+    elif kind == SCOUT_SCOUT:
+        scout__scout(s, seat, a.end, a.value, a.pos)
+        if s.players == 2:
+            if not scout__can_act(s, seat):
+                scout__end(s, s.owner)
+        else:
+            scout__pass_turn(s, seat)
+    else:
+        s.scout_show[seat] = 0
+        scout__scout(s, seat, a.end, a.value, a.pos)
+        scout__show(s, seat, a.first, a.last)
+
+
+# --- chains: what an inserted card would join ----------------------------------------------
+# For step index t (0: step 0, 1: step +1, 2: step -1), lrun[t][k] is the length of the
+# longest span ending at k whose consecutive up values all differ by that step, rrun[t][k] the
+# same starting at k.
+
+ctypedef struct ScoutChains:
+    uint8_t lrun[3][SCOUT_MAX_HAND]
+    uint8_t rrun[3][SCOUT_MAX_HAND]
+
+
+cdef inline void scout__chains(const uint8_t* ups, int h, ScoutChains* c) noexcept nogil:
+    cdef int t, k, step
+    for t in range(3):
+        step = 0 if t == 0 else (1 if t == 1 else -1)
+        for k in range(h):
+            if k > 0 and <int>ups[k] - <int>ups[k - 1] == step:
+                c.lrun[t][k] = c.lrun[t][k - 1] + 1
+            else:
+                c.lrun[t][k] = 1
+        for k in range(h - 1, -1, -1):
+            if k < h - 1 and <int>ups[k + 1] - <int>ups[k] == step:
+                c.rrun[t][k] = c.rrun[t][k + 1] + 1
+            else:
+                c.rrun[t][k] = 1
+
+
+cdef inline void scout__reach(const uint8_t* ups, int h, const ScoutChains* c, int t, int v,
+                              int p, int* a, int* b) noexcept nogil:
+    """How many cards left (a) and right (b) of insertion point p continue step t through v."""
+    cdef int step = 0 if t == 0 else (1 if t == 1 else -1)
+    a[0] = c.lrun[t][p - 1] if p > 0 and <int>ups[p - 1] == v - step else 0
+    b[0] = c.rrun[t][p] if p < h and <int>ups[p] == v + step else 0
+
+
+cdef inline int scout__through_strength(int t, int v, int x, int y) noexcept nogil:
+    """Strength of the span of x cards left, the inserted v, and y cards right, step index t."""
+    cdef int n = x + y + 1
+    if n == 1:
+        return 0x110 | v
+    if t == 0:
+        return (n << 8) | 0x10 | v
+    if t == 1:
+        return (n << 8) | (v - x)
+    return (n << 8) | (v - y)
+
+
+cdef inline int scout__count_through(const uint8_t* ups, int h, const ScoutChains* c, int v,
+                                     int p, int target) noexcept nogil:
+    """Spans of the hand with v inserted at p that contain the new card and beat target."""
+    cdef int n = 1 if (0x110 | v) > target else 0
+    cdef int t, a, b, x, y
+    for t in range(3):
+        scout__reach(ups, h, c, t, v, p, &a, &b)
+        if a == 0 and b == 0:
+            continue
+        for x in range(a + 1):
+            for y in range(b + 1):
+                if x + y > 0 and scout__through_strength(t, v, x, y) > target:
+                    n += 1
+    return n
+
+
+# --- a uniformly random legal move without listing them all --------------------------------
+
+cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
+    """A uniformly random legal action of the waiting seat (into out); returns the seat or -1.
+
+    Counts shows, scouts and Scout & Shows per (end, value, position) in O(hand) each: the
+    spans of the hand with v inserted at p are those left of p, those right of p, and those
+    through the new card. Then decodes one index.
+    """
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef int cnt[2][2][SCOUT_MAX_HAND + 1]
+    cdef int startc[SCOUT_MAX_HAND]
+    cdef int endc[SCOUT_MAX_HAND]
+    cdef int pre[SCOUT_MAX_HAND + 1]
+    cdef int rts[2]
+    cdef int vals[2][2]
+    cdef ScoutChains ch
+    cdef int seat, h, target, n_show, n_scout, n_ss, ends, e, vi, p, card, lo, hi, k, i, j
+    cdef int suf, total
+    i = j = 0
+    seat = scout_to_move(s)
+    if seat < 0:
+        return -1
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        out[0] = scout__action(SCOUT_FLIP if rng_below(rng, 2) == 0 else SCOUT_KEEP, 0, 0, 0, 0, 0)
+        return seat
+    h = scout__ups(s, seat, ups)
+    target = scout_active_strength(s)
+    n_show = scout__count_spans(ups, h, target, NULL, NULL)
+    n_scout = 0
+    n_ss = 0
+    ends = 0
+    if scout__can_scout(s, seat):
+        ends = 1 if s.active_len == 1 else 2
+        n_scout = ends * 2 * (h + 1)
+        for e in range(ends):
+            card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+            lo = card & 15
+            hi = card >> 4
+            if lo > hi:
+                lo, hi = hi, lo
+            vals[e][0] = lo
+            vals[e][1] = hi
+        if s.players > 2 and s.scout_show[seat]:
+            scout__chains(ups, h, &ch)
+            for e in range(ends):
+                rts[e] = scout_reduced_strength(s, e)
+                memset(startc, 0, h * sizeof(int))
+                memset(endc, 0, h * sizeof(int))
+                scout__count_spans(ups, h, rts[e], startc, endc)
+                pre[0] = 0
+                for p in range(h):
+                    pre[p + 1] = pre[p] + endc[p]
+                # walk p downwards accumulating suf = spans starting at or after p
+                suf = 0
+                for p in range(h, -1, -1):
+                    if p < h:
+                        suf += startc[p]
+                    for vi in range(2):
+                        k = pre[p] + suf + scout__count_through(ups, h, &ch, vals[e][vi], p, rts[e])
+                        cnt[e][vi][p] = k
+                        n_ss += k
+    total = n_show + n_scout + n_ss
+    if total == 0:
+        return -1
+    k = <int>rng_below(rng, <unsigned int>total)
+    if k < n_show:
+        scout__nth_span(ups, h, target, k, &i, &j)
+        out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, i, j)
+        return seat
+    k -= n_show
+    if k < n_scout:
+        e = k // (2 * (h + 1))
+        k -= e * 2 * (h + 1)
+        vi = k // (h + 1)
+        p = k - vi * (h + 1)
+        out[0] = scout__action(SCOUT_SCOUT, e, vals[e][vi], p, 0, 0)
+        return seat
+    k -= n_scout
+    for e in range(ends):
+        for vi in range(2):
+            for p in range(h + 1):
+                if k < cnt[e][vi][p]:
+                    scout__insert_ups(ups, h, vals[e][vi], p, nups)
+                    scout__nth_span(nups, h + 1, rts[e], k, &i, &j)
+                    out[0] = scout__action(SCOUT_SCOUT_SHOW, e, vals[e][vi], p, i, j)
+                    return seat
+                k -= cnt[e][vi][p]
+    return -1  # not reached
+
+
+cdef int scout__legal_count(const ScoutState* s, int seat) noexcept nogil:
+    """len(legal) by the counting method of scout__random_choice (for the tests)."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef int startc[SCOUT_MAX_HAND]
+    cdef int endc[SCOUT_MAX_HAND]
+    cdef int pre[SCOUT_MAX_HAND + 1]
+    cdef ScoutChains ch
+    cdef int h, n, ends, e, vi, p, card, rt, suf
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        return 2 if 0 <= seat < s.players and s.flipped[seat] < 0 else 0
+    if s.phase != SCOUT_PHASE_PLAY or seat != s.turn:
+        return 0
+    h = scout__ups(s, seat, ups)
+    n = scout__count_spans(ups, h, scout_active_strength(s), NULL, NULL)
+    if not scout__can_scout(s, seat):
+        return n
+    ends = 1 if s.active_len == 1 else 2
+    n += ends * 2 * (h + 1)
+    if s.players == 2 or not s.scout_show[seat]:
+        return n
+    scout__chains(ups, h, &ch)
+    for e in range(ends):
+        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+        rt = scout_reduced_strength(s, e)
+        memset(startc, 0, h * sizeof(int))
+        memset(endc, 0, h * sizeof(int))
+        scout__count_spans(ups, h, rt, startc, endc)
+        pre[0] = 0
+        for p in range(h):
+            pre[p + 1] = pre[p] + endc[p]
+        suf = 0
+        for p in range(h, -1, -1):
+            if p < h:
+                suf += startc[p]
+            for vi in range(2):
+                n += pre[p] + suf + scout__count_through(ups, h, &ch,
+                                                         (card & 15) if vi == 0 else (card >> 4),
+                                                         p, rt)
+    return n
+
+
+# --- candidates: legal moves minus obviously dominated ones --------------------------------
+
+cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept nogil:
+    """Inserting v at p puts it next to a card it forms a set or a run with."""
+    cdef int d
+    if p > 0:
+        d = <int>ups[p - 1] - v
+        if -1 <= d <= 1:
+            return True
+    if p < h:
+        d = <int>ups[p] - v
+        if -1 <= d <= 1:
+            return True
+    return False
+
+
+cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
+    """The moves the search considers: every turn choice and show; scouts inserted only at
+    either end of the hand or next to a card they form a set/run with; Scout & Shows with
+    such insertions whose show either uses the scouted card or is one that only the smaller
+    set lets through (a show that beats the full set anyway is better played without the
+    scout). A subset of scout_legal, never empty when it is not."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt, m, k, st
+    cdef ScoutAction a
+    if s.phase != SCOUT_PHASE_PLAY:
+        return scout_legal(s, seat, out)
+    if seat != s.turn:
+        return 0
+    h = scout__ups(s, seat, ups)
+    target = scout_active_strength(s)
+    n = scout__emit_spans(ups, h, target, scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), out, 0)
+    if not scout__can_scout(s, seat):
+        return n
+    ends = 1 if s.active_len == 1 else 2
+    for e in range(ends):
+        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+        lo = card & 15
+        hi = card >> 4
+        if lo > hi:
+            lo, hi = hi, lo
+        for vi in range(2):
+            v = lo if vi == 0 else hi
+            for p in range(h + 1):
+                if p == 0 or p == h or scout__near(ups, h, v, p):
+                    out[n] = scout__action(SCOUT_SCOUT, e, v, p, 0, 0)
+                    n += 1
+    if s.players == 2 or not s.scout_show[seat]:
+        return n
+    for e in range(ends):
+        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+        rt = scout_reduced_strength(s, e)
+        lo = card & 15
+        hi = card >> 4
+        if lo > hi:
+            lo, hi = hi, lo
+        for vi in range(2):
+            v = lo if vi == 0 else hi
+            for p in range(h + 1):
+                if not (p == 0 or p == h or scout__near(ups, h, v, p)):
+                    continue
+                scout__insert_ups(ups, h, v, p, nups)
+                m = scout__emit_spans(nups, h + 1, rt,
+                                      scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), out, n)
+                for k in range(n, m):
+                    a = out[k]
+                    if a.first <= p <= a.last:
+                        out[n] = a
+                        n += 1
+                    else:
+                        st = scout_strength(&nups[a.first], a.last - a.first + 1)
+                        if not st > target:
+                            out[n] = a
+                            n += 1
+    return n
+
+
+# --- the rollout policy --------------------------------------------------------------------
+
+cdef inline int scout__hand_quality(const uint8_t* ups, int h) noexcept nogil:
+    """Sum over positions of (longest set/run starting there - 1)^2, sets counted a bit more."""
+    cdef int i, j, step, q = 0, L
+    for i in range(h - 1):
+        step = <int>ups[i + 1] - <int>ups[i]
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j + 1 < h and <int>ups[j + 1] - <int>ups[j] == step:
+            j += 1
+        L = j - i
+        q += L * L * (3 if step == 0 else 2)
+    return q
+
+
+cdef int scout__rollout_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
+    """The heuristic move of the waiting seat (into out); returns the seat or -1 if none."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t fl[SCOUT_MAX_HAND]
+    cdef ScoutChains ch
+    cdef int seat, h, k, target, i, j, a, step, st, n_beat, best_st, best_i, best_j
+    cdef int ends, e, vi, v, p, t, ra, rb, card, rt, ss_st, ss_e, ss_v, ss_p, ss_i, ss_j
+    cdef int sc_score, sc_e, sc_v, sc_p, score, lo, hi, pick, off, q
+    seat = scout_to_move(s)
+    if seat < 0:
+        return -1
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        h = scout__ups(s, seat, ups)
+        for k in range(h):
+            fl[k] = s.hand[seat][h - 1 - k] >> 4
+        a = scout__hand_quality(fl, h) - scout__hand_quality(ups, h)
+        if a == 0:
+            a = 1 if rng_below(rng, 2) == 0 else -1
+        out[0] = scout__action(SCOUT_FLIP if a > 0 else SCOUT_KEEP, 0, 0, 0, 0, 0)
+        return seat
+    h = scout__ups(s, seat, ups)
+    target = scout_active_strength(s)
+    # the strongest show that beats the table
+    n_beat = 0
+    best_st = 0
+    best_i = best_j = 0
+    for i in range(h):
+        a = ups[i]
+        st = 0x110 | a
+        if st > target:
+            n_beat += 1
+            if st > best_st:
+                best_st = st
+                best_i = best_j = i
+        if i + 1 >= h:
+            continue
+        step = <int>ups[i + 1] - a
+        if step < -1 or step > 1:
+            continue
+        j = i + 1
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            if step == 0:
+                st = ((j - i + 1) << 8) | 0x10 | a
+            elif step == 1:
+                st = ((j - i + 1) << 8) | a
+            else:
+                st = ((j - i + 1) << 8) | ups[j]
+            if st > target:
+                n_beat += 1
+                if st > best_st:
+                    best_st = st
+                    best_i = i
+                    best_j = j
+            j += 1
+    ss_st = 0
+    ss_e = ss_v = ss_p = ss_i = ss_j = 0
+    sc_score = -1
+    sc_e = sc_v = sc_p = 0
+    ends = 0
+    if scout__can_scout(s, seat) and (n_beat == 0 or (s.players > 2 and s.scout_show[seat])):
+        ends = 1 if s.active_len == 1 else 2
+        scout__chains(ups, h, &ch)
+        off = <int>rng_below(rng, <unsigned int>(h + 1))  # ties go to the first from a random place
+        for e in range(ends):
+            card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+            rt = scout_reduced_strength(s, e)
+            lo = card & 15
+            hi = card >> 4
+            for vi in range(2):
+                v = lo if vi == 0 else hi
+                for q in range(h + 1):
+                    p = q + off
+                    if p > h:
+                        p -= h + 1
+                    score = 0
+                    for t in range(3):
+                        scout__reach(ups, h, &ch, t, v, p, &ra, &rb)
+                        if ra + rb > score:
+                            score = ra + rb
+                        if ra + rb > 0 and s.players > 2 and s.scout_show[seat]:
+                            st = scout__through_strength(t, v, ra, rb)
+                            if st > rt and st > ss_st:
+                                ss_st = st
+                                ss_e = e
+                                ss_v = v
+                                ss_p = p
+                                ss_i = p - ra
+                                ss_j = p + rb
+                    # prefer extending a combination; among equals, higher values
+                    score = score * 16 + v
+                    if score > sc_score:
+                        sc_score = score
+                        sc_e = e
+                        sc_v = v
+                        sc_p = p
+    # Scout & Show when it makes a show of 3+ cards longer than the best plain show, or when
+    # it makes a 2+ card show possible at all
+    if ss_st > 0 and (((ss_st >> 8) >= 3 and (ss_st >> 8) > (best_st >> 8))
+                      or (n_beat == 0 and (ss_st >> 8) >= 2)):
+        out[0] = scout__action(SCOUT_SCOUT_SHOW, ss_e, ss_v, ss_p, ss_i, ss_j)
+        return seat
+    if n_beat > 0:
+        if n_beat > 1 and rng_below(rng, 8) == 0:
+            pick = <int>rng_below(rng, <unsigned int>n_beat)
+            scout__nth_span(ups, h, target, pick, &best_i, &best_j)
+        out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, best_i, best_j)
+        return seat
+    if sc_score >= 0:
+        out[0] = scout__action(SCOUT_SCOUT, sc_e, sc_v, sc_p, 0, 0)
+        return seat
+    return -1
+
+
+cdef void scout_rollout_step(ScoutState* s, Rng* rng) noexcept nogil:
+    """Apply one heuristic move of the waiting seat (nothing if the round is over)."""
+    cdef ScoutAction a
+    cdef int seat = scout__rollout_choice(s, rng, &a)
+    if seat >= 0:
+        scout_apply(s, seat, &a, rng)
+
+
+# --- determinization -----------------------------------------------------------------------
+
+cdef void scout_determinize(ScoutState* out, const ScoutInfo* info, Rng* rng) noexcept nogil:
+    """A full state consistent with ``info``: the unseen cards, shuffled and randomly turned,
+    fill the unknown positions of the other hands (left to right, seat by seat) and then the
+    set-aside pile."""
+    cdef uint8_t pool[SCOUT_DECK]
+    cdef int n = info.pool_len
+    cdef int i, j, seat, k, used = 0
+    cdef uint8_t c
+    out[0] = info.base
+    memcpy(pool, info.pool, n)
+    for i in range(n - 1, 0, -1):
+        j = <int>rng_below(rng, <unsigned int>(i + 1))
+        c = pool[i]
+        pool[i] = pool[j]
+        pool[j] = c
+    for seat in range(out.players):
+        if seat == info.seat:
+            continue
+        for k in range(out.hand_len[seat]):
+            if out.hand[seat][k] == 0 and used < n:
+                c = pool[used]
+                used += 1
+                out.hand[seat][k] = scout_turned(c) if rng_next(rng) & 1 else c
+    for k in range(out.set_aside_len):
+        if out.set_aside[k] == 0 and used < n:
+            c = pool[used]
+            used += 1
+            out.set_aside[k] = scout_turned(c) if rng_next(rng) & 1 else c
+
+
+# --- Python level --------------------------------------------------------------------------
+
+import re as _scout_re
+
+_SCOUT_IDX = r"(0|[1-9][0-9]{0,2})"
+_SCOUT_SHOW_RE = _scout_re.compile(rf"show:{_SCOUT_IDX}(?:-{_SCOUT_IDX})?")
+_SCOUT_SCOUT_RE = _scout_re.compile(
+    rf"scout:([LR]):(10|[1-9])@{_SCOUT_IDX}(?:\+show:{_SCOUT_IDX}(?:-{_SCOUT_IDX})?)?")
+_SCOUT_CARD_RE = _scout_re.compile(r"(10|[1-9])/(10|[1-9])")
+_SCOUT_PHASES = ("turn_choice", "play", "over")
+
+
+cdef str scout_card_text(uint8_t c):
+    return f"{c & 15}/{c >> 4}"
+
+
+cdef uint8_t scout__parse_card(object text) except 0:
+    m = _SCOUT_CARD_RE.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        raise ValueError(f"bad card {text!r}")
+    up = int(m.group(1))
+    down = int(m.group(2))
+    if up == down:
+        raise ValueError(f"bad card {text!r}: the two values of a card differ")
+    return scout_card(up, down)
+
+
+cdef object scout_action_text(const ScoutAction* a):
+    """The engine's text of an action."""
+    cdef str show
+    if a.kind == SCOUT_FLIP:
+        return "flip"
+    if a.kind == SCOUT_KEEP:
+        return "keep"
+    show = f"show:{a.first}" if a.first == a.last else f"show:{a.first}-{a.last}"
+    if a.kind == SCOUT_SHOW:
+        return show
+    scout = f"scout:{'L' if a.end == SCOUT_END_L else 'R'}:{a.value}@{a.pos}"
+    if a.kind == SCOUT_SCOUT:
+        return scout
+    return f"{scout}+{show}"
+
+
+cdef class _ScoutBuffer:
+    """A heap buffer of SCOUT_MAX_ACTIONS actions for the Python-level methods."""
+    cdef ScoutAction* a
+
+    def __cinit__(self):
+        self.a = <ScoutAction*>malloc(SCOUT_MAX_ACTIONS * sizeof(ScoutAction))
+        if self.a == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.a)
+
+
+cdef int scout_parse(const ScoutState* s, int seat, str text, ScoutAction* out) except -1:
+    """The action written as ``text`` if it is legal for ``seat`` now, else ValueError."""
+    cdef ScoutAction a
+    cdef _ScoutBuffer buf
+    cdef int k, n
+    cdef unsigned long long key
+    if text == "flip":
+        a = scout__action(SCOUT_FLIP, 0, 0, 0, 0, 0)
+    elif text == "keep":
+        a = scout__action(SCOUT_KEEP, 0, 0, 0, 0, 0)
+    else:
+        m = _SCOUT_SHOW_RE.fullmatch(text)
+        if m is not None:
+            first = int(m.group(1))
+            last = first if m.group(2) is None else int(m.group(2))
+            if m.group(2) is not None and first >= last:
+                raise ValueError(f"bad action {text!r}: show:I-J needs I < J")
+            if last >= SCOUT_MAX_HAND:
+                raise ValueError(f"seat {seat}: {text}: not legal now")
+            a = scout__action(SCOUT_SHOW, 0, 0, 0, first, last)
+        else:
+            m = _SCOUT_SCOUT_RE.fullmatch(text)
+            if m is None:
+                raise ValueError(f"bad action {text!r}")
+            end = SCOUT_END_L if m.group(1) == "L" else SCOUT_END_R
+            value = int(m.group(2))
+            pos = int(m.group(3))
+            if pos > SCOUT_MAX_HAND:
+                raise ValueError(f"seat {seat}: {text}: not legal now")
+            if m.group(4) is None:
+                a = scout__action(SCOUT_SCOUT, end, value, pos, 0, 0)
+            else:
+                first = int(m.group(4))
+                last = first if m.group(5) is None else int(m.group(5))
+                if m.group(5) is not None and first >= last:
+                    raise ValueError(f"bad action {text!r}: show:I-J needs I < J")
+                if last >= SCOUT_MAX_HAND:
+                    raise ValueError(f"seat {seat}: {text}: not legal now")
+                a = scout__action(SCOUT_SCOUT_SHOW, end, value, pos, first, last)
+    buf = _ScoutBuffer()
+    key = scout_key(&a)
+    n = scout_legal(s, seat, buf.a)
+    for k in range(n):
+        if scout_key(&buf.a[k]) == key:
+            out[0] = a
+            return 0
+    raise ValueError(f"seat {seat}: {text}: not legal now")
+
+
+cdef object scout__opt_seat(int v):
+    return None if v < 0 else v
+
+
+cdef int scout__seat_or_none(object v, int n, str name) except -2:
+    if v is None:
+        return -1
+    if type(v) is not int or not 0 <= v < n:
+        raise ValueError(f"bad SCOUT snapshot: {name} {v!r}")
+    return v
+
+
+cdef int scout__load_cards(object texts, uint8_t* out, int cap, str name) except -1:
+    if type(texts) is not list or len(texts) > cap:
+        raise ValueError(f"bad SCOUT snapshot: {name}")
+    for k, t in enumerate(texts):
+        out[k] = scout__parse_card(t)
+    return len(texts)
+
+
+cdef class ScoutMirror:
+    """A SCOUT round position in C, mirroring engine.scout.State.
+
+    The seed (bytes, snapshot only) is kept on the Python object, not in the C struct;
+    samples from ScoutInfoSet have the seed "" (unknown to a seat).
+    """
+    cdef ScoutState s
+    cdef str seed_hex
+
+    @staticmethod
+    def from_snapshot(dict d):
+        """The position of an engine ``State.snapshot()`` dict."""
+        cdef ScoutMirror m = ScoutMirror.__new__(ScoutMirror)
+        cdef ScoutState* s = &m.s
+        cdef uint64_t seen = 0
+        cdef uint64_t bit
+        cdef uint8_t deck[SCOUT_DECK]
+        cdef uint64_t in_play = 0
+        cdef int n, seat, k, nd
+        memset(s, 0, sizeof(ScoutState))
+        cfg = d["config"]
+        if cfg.get("game") != "scout":
+            raise ValueError("bad SCOUT snapshot: config")
+        n = cfg["players"]
+        if type(n) is not int or not 2 <= n <= SCOUT_MAX_PLAYERS:
+            raise ValueError(f"bad SCOUT snapshot: players {n!r}")
+        s.players = n
+        nd = scout_deck_in_play(n, deck)
+        for k in range(nd):
+            in_play |= (<uint64_t>1) << scout_pair_id(deck[k])
+        m.seed_hex = d["seed"]
+        s.round_no = d["round"]
+        s.start = s.round_no % n
+        s.phase = _SCOUT_PHASES.index(d["phase"])
+        s.turn = scout__seat_or_none(d["turn"], n, "turn")
+        s.owner = scout__seat_or_none(d["owner"], n, "owner")
+        s.exempt = scout__seat_or_none(d["exempt"], n, "exempt")
+        hands = d["hands"]
+        known = d["known"]
+        if len(hands) != n or len(known) != n or len(d["flipped"]) != n:
+            raise ValueError("bad SCOUT snapshot: per-seat lists")
+        for seat in range(n):
+            s.hand_len[seat] = scout__load_cards(hands[seat], s.hand[seat], SCOUT_DECK, "hands")
+            if len(known[seat]) != s.hand_len[seat]:
+                raise ValueError("bad SCOUT snapshot: known")
+            for k, flag in enumerate(known[seat]):
+                if flag:
+                    s.known[seat] |= (<uint64_t>1) << k
+            f = d["flipped"][seat]
+            s.flipped[seat] = -1 if f is None else (1 if f else 0)
+            s.chips[seat] = d["chips"][seat]
+            s.scout_show[seat] = 1 if d["scout_show"][seat] else 0
+            for t in d["captured"][seat]:
+                bit = (<uint64_t>1) << scout_pair_id(scout__parse_card(t))
+                if seen & bit:
+                    raise ValueError("bad SCOUT snapshot: a card appears twice")
+                seen |= bit
+                s.captured[seat] |= bit
+            for k in range(s.hand_len[seat]):
+                bit = (<uint64_t>1) << scout_pair_id(s.hand[seat][k])
+                if seen & bit:
+                    raise ValueError("bad SCOUT snapshot: a card appears twice")
+                seen |= bit
+        s.active_len = scout__load_cards(d["active"], s.active, SCOUT_DECK, "active")
+        s.set_aside_len = scout__load_cards(d["set_aside"], s.set_aside, SCOUT_DECK, "set_aside")
+        for k in range(s.active_len):
+            bit = (<uint64_t>1) << scout_pair_id(s.active[k])
+            if seen & bit:
+                raise ValueError("bad SCOUT snapshot: a card appears twice")
+            seen |= bit
+        for k in range(s.set_aside_len):
+            bit = (<uint64_t>1) << scout_pair_id(s.set_aside[k])
+            if seen & bit:
+                raise ValueError("bad SCOUT snapshot: a card appears twice")
+            seen |= bit
+        if seen & ~in_play:
+            raise ValueError(f"bad SCOUT snapshot: cards not in play with {n} players")
+        for k in range(s.active_len):
+            deck[k] = s.active[k] & 15
+        if s.active_len and scout_valid_strength(deck, s.active_len) < 0:
+            raise ValueError("bad SCOUT snapshot: the active set is neither a set nor a run")
+        return m
+
+    def snapshot(self):
+        """Exactly engine State.snapshot() (the seed as given to from_snapshot)."""
+        cdef ScoutState* s = &self.s
+        cdef int n = s.players
+        cdef int seat, k, pid
+        captured = []
+        for seat in range(n):
+            pile = []
+            for pid in range(SCOUT_DECK):
+                if (s.captured[seat] >> pid) & 1:
+                    pile.append(scout_card_text(scout_pair_card(pid)))
+            pile.sort()
+            captured.append(pile)
+        return {
+            "config": {"game": "scout", "players": n},
+            "seed": self.seed_hex,
+            "round": s.round_no,
+            "phase": _SCOUT_PHASES[s.phase],
+            "turn": scout__opt_seat(s.turn),
+            "flipped": [None if s.flipped[seat] < 0 else bool(s.flipped[seat])
+                        for seat in range(n)],
+            "hands": [[scout_card_text(s.hand[seat][k]) for k in range(s.hand_len[seat])]
+                      for seat in range(n)],
+            "known": [[bool((s.known[seat] >> k) & 1) for k in range(s.hand_len[seat])]
+                      for seat in range(n)],
+            "active": [scout_card_text(s.active[k]) for k in range(s.active_len)],
+            "owner": scout__opt_seat(s.owner),
+            "captured": captured,
+            "chips": [s.chips[seat] for seat in range(n)],
+            "scout_show": [bool(s.scout_show[seat]) for seat in range(n)],
+            "set_aside": [scout_card_text(s.set_aside[k]) for k in range(s.set_aside_len)],
+            "exempt": scout__opt_seat(s.exempt),
+        }
+
+    @property
+    def players(self):
+        return self.s.players
+
+    def legal(self, int seat):
+        """The texts of engine legal_actions(seat), in the engine's order."""
+        cdef _ScoutBuffer buf = _ScoutBuffer()
+        cdef int k, n = scout_legal(&self.s, seat, buf.a)
+        return [scout_action_text(&buf.a[k]) for k in range(n)]
+
+    def legal_keys(self, int seat):
+        """scout_key of each legal action, in the order of legal()."""
+        cdef _ScoutBuffer buf = _ScoutBuffer()
+        cdef int k, n = scout_legal(&self.s, seat, buf.a)
+        return [scout_key(&buf.a[k]) for k in range(n)]
+
+    def legal_count(self, int seat):
+        """len(legal(seat)) by the counting method of random_playout (for tests)."""
+        return scout__legal_count(&self.s, seat)
+
+    def candidates(self, int seat):
+        cdef _ScoutBuffer buf = _ScoutBuffer()
+        cdef int k, n = scout_candidates(&self.s, seat, buf.a)
+        return [scout_action_text(&buf.a[k]) for k in range(n)]
+
+    def apply(self, int seat, str text):
+        """Apply the action written ``text``; ValueError (state unchanged) if not legal."""
+        cdef ScoutAction a
+        cdef Rng rng
+        rng_seed(&rng, 0)
+        scout_parse(&self.s, seat, text, &a)
+        scout_apply(&self.s, seat, &a, &rng)
+
+    def to_move(self):
+        return scout__opt_seat(scout_to_move(&self.s))
+
+    def is_over(self):
+        return bool(scout_over(&self.s))
+
+    def points(self):
+        """engine round_scores() of the finished round; ValueError before the end."""
+        cdef double out[SCOUT_MAX_PLAYERS]
+        if not scout_over(&self.s):
+            raise ValueError("the round is not over yet")
+        scout_points(&self.s, out)
+        return [out[k] for k in range(self.s.players)]
+
+    def evaluate(self):
+        cdef double out[SCOUT_MAX_PLAYERS]
+        scout_evaluate(&self.s, out)
+        return [out[k] for k in range(self.s.players)]
+
+    def copy(self):
+        cdef ScoutMirror m = ScoutMirror.__new__(ScoutMirror)
+        m.s = self.s
+        m.seed_hex = self.seed_hex
+        return m
+
+    def rollout(self, unsigned long long seed, int max_steps=100000):
+        """Play on with scout_rollout_step until the round ends or max_steps; the steps taken."""
+        cdef Rng rng
+        cdef int steps = 0
+        rng_seed(&rng, seed)
+        with nogil:
+            while steps < max_steps and not scout_over(&self.s):
+                scout_rollout_step(&self.s, &rng)
+                steps += 1
+        return steps
+
+    def random_playout(self, unsigned long long seed, int max_steps=10000000):
+        """Uniformly random legal moves of the waiting seat to the end (or max_steps); steps."""
+        cdef Rng rng
+        cdef ScoutAction a
+        cdef int seat, steps = 0
+        rng_seed(&rng, seed)
+        with nogil:
+            while steps < max_steps:
+                seat = scout__random_choice(&self.s, &rng, &a)
+                if seat < 0:
+                    break
+                scout_apply(&self.s, seat, &a, &rng)
+                steps += 1
+        return steps
+
+    def random_action(self, unsigned long long seed):
+        """(seat, text) that random_playout would play next, or None (for tests)."""
+        cdef Rng rng
+        cdef ScoutAction a
+        rng_seed(&rng, seed)
+        seat = scout__random_choice(&self.s, &rng, &a)
+        return None if seat < 0 else (seat, scout_action_text(&a))
+
+    def rollout_action(self, unsigned long long seed):
+        """(seat, text) that scout_rollout_step would play next, or None (for tests)."""
+        cdef Rng rng
+        cdef ScoutAction a
+        rng_seed(&rng, seed)
+        seat = scout__rollout_choice(&self.s, &rng, &a)
+        return None if seat < 0 else (seat, scout_action_text(&a))
+
+
+cdef class ScoutInfoSet:
+    """What one seat knows (engine State.observation(seat)), for determinization."""
+    cdef ScoutInfo info
+
+    def __init__(self, dict observation, dict config):
+        cdef ScoutState* s = &self.info.base
+        cdef uint8_t deck[SCOUT_DECK]
+        cdef uint64_t seen = 0
+        cdef uint64_t bit
+        cdef int n, seat, me, k, nd, unknown = 0
+        o = observation
+        memset(&self.info, 0, sizeof(ScoutInfo))
+        n = config["players"]
+        if config.get("game", "scout") != "scout" or o["players"] != n or not 2 <= n <= 5:
+            raise ValueError("observation and config disagree")
+        me = o["seat"]
+        self.info.seat = me
+        s.players = n
+        s.round_no = o["round"]
+        s.start = o["start"]
+        s.phase = _SCOUT_PHASES.index(o["phase"])
+        s.turn = scout__seat_or_none(o["turn"], n, "turn") if s.phase == SCOUT_PHASE_PLAY else -1
+        s.owner = scout__seat_or_none(o["owner"], n, "owner")
+        s.exempt = scout__seat_or_none(o["exempt"], n, "exempt")
+        for seat in range(n):
+            f = o["flipped"][seat]
+            s.flipped[seat] = -1 if f is None else (1 if f else 0)
+            s.chips[seat] = o["chips"][seat]
+            s.scout_show[seat] = 1 if o["scout_show"][seat] else 0
+            for t in o["captured_cards"][seat]:
+                bit = (<uint64_t>1) << scout_pair_id(scout__parse_card(t))
+                seen |= bit
+                s.captured[seat] |= bit
+            if seat == me:
+                s.hand_len[seat] = scout__load_cards(o["hand"], s.hand[seat], SCOUT_DECK, "hand")
+                # which own cards are public is not in the observation: left False
+            else:
+                row = o["known"][seat]
+                if len(row) != o["hand_sizes"][seat] or len(row) > SCOUT_DECK:
+                    raise ValueError("known must align with hand_sizes")
+                s.hand_len[seat] = len(row)
+                for k, t in enumerate(row):
+                    if t is None:
+                        s.hand[seat][k] = 0
+                        unknown += 1
+                    else:
+                        s.hand[seat][k] = scout__parse_card(t)
+                        s.known[seat] |= (<uint64_t>1) << k
+            for k in range(s.hand_len[seat]):
+                if s.hand[seat][k]:
+                    seen |= (<uint64_t>1) << scout_pair_id(s.hand[seat][k])
+        s.active_len = scout__load_cards(o["active"], s.active, SCOUT_DECK, "active")
+        for k in range(s.active_len):
+            seen |= (<uint64_t>1) << scout_pair_id(s.active[k])
+        s.set_aside_len = o["set_aside"]
+        unknown += s.set_aside_len
+        nd = scout_deck_in_play(n, deck)
+        self.info.pool_len = 0
+        for k in range(nd):
+            if not (seen >> scout_pair_id(deck[k])) & 1:
+                self.info.pool[self.info.pool_len] = deck[k]
+                self.info.pool_len += 1
+        if self.info.pool_len != unknown:
+            raise ValueError(f"{self.info.pool_len} unseen cards for {unknown} unknown places")
+
+    @property
+    def pool(self):
+        """The unseen cards (lower value up)."""
+        return [scout_card_text(self.info.pool[k]) for k in range(self.info.pool_len)]
+
+    def sample(self, unsigned long long seed):
+        """A ScoutMirror of a full position consistent with this information."""
+        cdef Rng rng
+        cdef ScoutMirror m = ScoutMirror.__new__(ScoutMirror)
+        rng_seed(&rng, seed)
+        scout_determinize(&m.s, &self.info, &rng)
+        m.seed_hex = ""
+        return m

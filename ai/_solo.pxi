@@ -1,0 +1,1659 @@
+# The C-level mirror of the SOLO rules (engine/solo/, RULES.md section 1) for the search.
+#
+# Included textually into ai/_search.pyx right after _rng.pxi. Every C-level name starts with
+# solo_ / Solo (Python-level helpers with _solo_) so that the SCOUT mirror can live beside it.
+#
+# It reproduces engine/solo/state.py action for action: solo_legal(s, seat) is exactly the set
+# State.legal_actions(seat), solo_apply is State.apply, except that reshuffles of the discard
+# pile use the caller's Rng (the engine's SHA-256 streams are not reproduced: a determinized
+# draw pile is random anyway). tests/ai/test_solo_mirror.py checks it step by step.
+#
+# Representation: a hand is a count per face (63 faces, in the engine's canonical order, so
+# the engine's sorted hand is the faces in index order with their counts), its size, and a
+# 64-bit mask of the faces held (bit f; kept in step by solo_add / solo_sub: code that fills
+# counts directly must call solo_sync_held afterwards). The draw and discard piles are arrays
+# of face indices with the top last, as in the engine. A SoloState (1,024 bytes) holds no
+# pointers: copying one is a plain struct assignment. All nogil functions are reentrant
+# (the face tables are written once, at import).
+#
+# Not mirrored: the engine's ``known`` table (which seat saw which cards change hands); it
+# only feeds observation(), whose information reaches the search through SoloInfo. The seed
+# and round number only name the engine's reshuffle streams; SoloMirror keeps them as Python
+# data for snapshot() only.
+#
+# Exactness limits, only for positions no real deck can produce: multiples of more than 8
+# cards are not generated, and legal-action lists are cut at SOLO_MAX_ACTIONS.
+
+from libc.string cimport memcpy, memset
+from libc.stdlib cimport malloc, free
+
+
+cdef extern from *:
+    int solo_ctz "__builtin_ctzll"(unsigned long long x) noexcept nogil
+
+
+cdef inline int solo_popcount(unsigned long long x) noexcept nogil:
+    """Bits set in x (portable SWAR: builds without -mpopcnt would call a slow helper)."""
+    x = x - ((x >> 1) & 0x5555555555555555ULL)
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return <int>((x * 0x0101010101010101ULL) >> 56)
+
+
+# --- face tables ------------------------------------------------------------------------
+cdef unsigned long long solo_mask_colour[4]   # the coloured faces of each colour
+cdef unsigned long long solo_mask_rank[18]    # the faces of each rank
+cdef unsigned long long solo_mask_number[10]  # the faces showing number v (1..9)
+cdef unsigned long long solo_mask_black
+cdef unsigned long long solo_mask_all
+cdef signed char solo_fcolour[SOLO_NFACES]    # -1 for wild, wd4, pass
+cdef unsigned char solo_frank[SOLO_NFACES]
+cdef unsigned char solo_fnumber[SOLO_NFACES]  # 1..9, 0 for action cards
+cdef unsigned char solo_fpoints[SOLO_NFACES]
+cdef unsigned char solo_fblack[SOLO_NFACES]
+
+_SOLO_COLOURS = "RGBY"
+_SOLO_RANK_TEXT = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "skip", "rev", "d2", "swap", "gift",
+                   "wild", "wd4", "pass", "prot")
+_SOLO_POINTS = {"skip": 20, "rev": 10, "d2": 30, "swap": 30, "gift": 30, "wild": 40, "wd4": 50,
+                "pass": 40, "prot": 40}
+_SOLO_TEXT = []
+_SOLO_FACE = {}
+
+
+cdef void _solo_init_tables():
+    global solo_mask_black, solo_mask_all
+    cdef int f, c, r
+    for f in range(18):
+        solo_mask_rank[f] = 0
+    for f in range(10):
+        solo_mask_number[f] = 0
+    for f in range(4):
+        solo_mask_colour[f] = 0
+    solo_mask_black = 0
+    solo_mask_all = 0
+    for f in range(SOLO_NFACES):
+        if f < 56:
+            c = f // 14
+            r = f % 14
+            text = _SOLO_COLOURS[c] + _SOLO_RANK_TEXT[r]
+        elif f < SOLO_F_PROT:
+            c = -1
+            r = SOLO_RK_WILD + (f - SOLO_F_WILD)
+            text = _SOLO_RANK_TEXT[r]
+        else:
+            c = f - SOLO_F_PROT
+            r = SOLO_RK_PROT
+            text = "prot" + _SOLO_COLOURS[c]
+        solo_fcolour[f] = c
+        solo_frank[f] = r
+        solo_fnumber[f] = r + 1 if r < 9 else 0
+        solo_fpoints[f] = r + 1 if r < 9 else _SOLO_POINTS[_SOLO_RANK_TEXT[r]]
+        solo_fblack[f] = 1 if f >= 56 else 0
+        if f < 56:
+            solo_mask_colour[c] |= 1ULL << f
+        else:
+            solo_mask_black |= 1ULL << f
+        solo_mask_rank[r] |= 1ULL << f
+        if r < 9:
+            solo_mask_number[r + 1] |= 1ULL << f
+        solo_mask_all |= 1ULL << f
+        _SOLO_TEXT.append(text)
+        _SOLO_FACE[text] = f
+
+
+_solo_init_tables()
+
+
+# --- queries ------------------------------------------------------------------------------
+cdef inline int solo_next(const SoloState* s, int seat, int steps) noexcept nogil:
+    """(seat + steps * direction) mod n, for 0 <= seat < n and |steps| <= n (no division)."""
+    cdef int r = seat + steps * s.direction
+    if r >= s.n:
+        r -= s.n
+    elif r < 0:
+        r += s.n
+    return r
+
+
+cdef inline int solo_top(const SoloState* s) noexcept nogil:
+    return s.discard[s.ndiscard - 1]
+
+
+cdef inline void solo_add(SoloState* s, int seat, int f) noexcept nogil:
+    s.cnt[seat][f] += 1
+    s.hsize[seat] += 1
+    s.held[seat] |= 1ULL << f
+
+
+cdef inline void solo_sub(SoloState* s, int seat, int f) noexcept nogil:
+    s.cnt[seat][f] -= 1
+    s.hsize[seat] -= 1
+    if s.cnt[seat][f] == 0:
+        s.held[seat] &= ~(1ULL << f)
+
+
+cdef inline void solo_sync_held(SoloState* s) noexcept nogil:
+    """Recompute the held masks from the counts (after filling hands by hand)."""
+    cdef int seat, f
+    cdef unsigned long long m
+    for seat in range(SOLO_MAX_SEATS):
+        m = 0
+        if seat < s.n:
+            for f in range(SOLO_NFACES):
+                if s.cnt[seat][f]:
+                    m |= 1ULL << f
+        s.held[seat] = m
+
+
+cdef inline unsigned long long solo_fit_mask(const SoloState* s) noexcept nogil:
+    """The faces that fit on the top card (solo_fits for every face at once)."""
+    cdef int top
+    if s.colour < 0:
+        return solo_mask_all
+    top = s.discard[s.ndiscard - 1]
+    if solo_fblack[top]:
+        return solo_mask_black | solo_mask_colour[s.colour]
+    return solo_mask_black | solo_mask_colour[s.colour] | solo_mask_rank[solo_frank[top]]
+
+
+cdef bint solo_over(const SoloState* s) noexcept nogil:
+    return s.winner >= 0
+
+
+cdef int solo_to_move(const SoloState* s) noexcept nogil:
+    if s.winner >= 0:
+        return -1
+    if s.has_react:
+        return s.react_pending[0]
+    return s.turn
+
+
+cdef inline bint solo_fits(const SoloState* s, int f) noexcept nogil:
+    """Engine fits(): whether face f may be laid on the top card."""
+    cdef int top
+    if solo_fblack[f] or s.colour < 0 or solo_fcolour[f] == s.colour:
+        return True
+    top = s.discard[s.ndiscard - 1]
+    return not solo_fblack[top] and solo_frank[f] == solo_frank[top]
+
+
+cdef inline bint solo_needs_call_mask(unsigned long long m, int size, bint multiples) noexcept nogil:
+    """solo_needs_call for a hand given by its held mask m and its size."""
+    cdef int v
+    if size == 1:
+        return True
+    if size <= 0:
+        return False
+    if multiples and size >= 3:
+        v = solo_fnumber[solo_ctz(m)]
+        if v and not (m & ~solo_mask_number[v]):
+            return True
+    return size <= 3 and (m & solo_mask_rank[SOLO_RK_GIFT]) != 0
+
+
+cdef inline unsigned long long solo_mask_less(const SoloState* s, int seat, int f0, int f1,
+                                             int f2) noexcept nogil:
+    """The held mask of seat's hand less one card of each face f0, f1, f2 (-1: none)."""
+    cdef unsigned long long m = s.held[seat]
+    if f0 >= 0 and s.cnt[seat][f0] <= 1 + (f1 == f0) + (f2 == f0):
+        m &= ~(1ULL << f0)
+    if f1 >= 0 and s.cnt[seat][f1] <= 1 + (f0 == f1) + (f2 == f1):
+        m &= ~(1ULL << f1)
+    if f2 >= 0 and s.cnt[seat][f2] <= 1 + (f0 == f2) + (f1 == f2):
+        m &= ~(1ULL << f2)
+    return m
+
+
+cdef inline bint solo_needs_call_less(const SoloState* s, int seat, int size, int ex) noexcept nogil:
+    """solo_needs_call for seat's hand less one card of face ex (size: the size without it)."""
+    cdef unsigned long long m = s.held[seat]
+    if s.cnt[seat][ex] == 1:
+        m &= ~(1ULL << ex)
+    return solo_needs_call_mask(m, size, s.opt_multiples)
+
+
+cdef inline bint solo_holds_protection(const SoloState* s, int seat) noexcept nogil:
+    return s.opt_protection and (s.held[seat] & solo_mask_rank[SOLO_RK_PROT]) != 0
+
+
+cdef inline bint solo_in_pending(const SoloState* s, int seat) noexcept nogil:
+    cdef int i
+    for i in range(s.react_npending):
+        if s.react_pending[i] == seat:
+            return True
+    return False
+
+
+cdef inline unsigned long long solo_stack_mask(const SoloState* s) noexcept nogil:
+    """The faces that answer the pending penalty (engine _stacks): a Draw 2 on a Draw 2, a Wild
+    Draw 4 on a Wild Draw 4, either on either with mixed_stacking."""
+    cdef unsigned long long m = 0
+    if s.opt_mixed_stacking or s.penalty_kind == SOLO_RK_D2:
+        m |= solo_mask_rank[SOLO_RK_D2]
+    if s.opt_mixed_stacking or s.penalty_kind == SOLO_RK_WD4:
+        m |= solo_mask_rank[SOLO_RK_WD4]
+    return m
+
+
+cdef inline int solo_hand_points(const SoloState* s, int seat) noexcept nogil:
+    cdef int f, t = 0
+    cdef const unsigned char* c = s.cnt[seat]
+    for f in range(SOLO_NFACES):
+        if c[f]:
+            t += c[f] * solo_fpoints[f]
+    return t
+
+
+# --- action generation ------------------------------------------------------------------
+cdef inline void solo_set_simple(SoloAction* a, int kind, int target) noexcept nogil:
+    a.kind = kind
+    a.ncards = 0
+    a.colour = -1
+    a.target = target
+    a.ngift = 0
+    a.call = 0
+
+
+cdef inline int solo_push1(SoloAction* out, int k, int f, int colour, int target, int ngift,
+                           int g0, int g1, bint call) noexcept nogil:
+    """Append the one-card play (and its call variant right after it when ``call``)."""
+    cdef SoloAction* a
+    if k >= SOLO_MAX_ACTIONS:
+        return k
+    a = &out[k]
+    a.kind = SOLO_A_PLAY
+    a.ncards = 1
+    a.cards[0] = f
+    a.colour = colour
+    a.target = target
+    a.ngift = ngift
+    a.gift[0] = g0
+    a.gift[1] = g1
+    a.call = 0
+    k += 1
+    if call and k < SOLO_MAX_ACTIONS:
+        out[k] = a[0]
+        out[k].call = 1
+        k += 1
+    return k
+
+
+cdef inline int solo_push_simple(SoloAction* out, int k, int kind, int target) noexcept nogil:
+    if k < SOLO_MAX_ACTIONS:
+        solo_set_simple(&out[k], kind, target)
+        k += 1
+    return k
+
+
+cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, int k) noexcept nogil:
+    """Engine _plays(seat, card): every way to play face f, each followed by its call variant."""
+    cdef unsigned char rest[SOLO_NFACES]
+    cdef int rsize = s.hsize[seat] - 1, rank = solo_frank[f], n = s.n, col, t, a, b, na, g0, g1, ng
+    cdef bint multiples = s.opt_multiples
+    cdef bint call
+    cdef unsigned long long mrest, ma
+    if rank == SOLO_RK_WILD or rank == SOLO_RK_WD4:
+        call = solo_needs_call_less(s, seat, rsize, f)
+        for col in range(4):
+            k = solo_push1(out, k, f, col, -1, 0, 0, 0, call)
+    elif rank == SOLO_RK_SWAP:
+        for t in range(n):
+            if t != seat:
+                k = solo_push1(out, k, f, -1, t, 0, 0, 0, False)
+    elif rank == SOLO_RK_GIFT:
+        memcpy(rest, s.cnt[seat], SOLO_NFACES)
+        rest[f] -= 1
+        if rsize <= 2:
+            # the whole rest is given: nothing is left, so no call
+            ng = 0
+            g0 = g1 = 0
+            for a in range(SOLO_NFACES):
+                na = rest[a]
+                while na > 0 and ng < 2:
+                    if ng == 0:
+                        g0 = a
+                    else:
+                        g1 = a
+                    ng += 1
+                    na -= 1
+            for t in range(n):
+                if t != seat:
+                    k = solo_push1(out, k, f, -1, t, ng, g0, g1, False)
+        else:
+            # held masks of the rest, less the gift pair (a, a) or (a, b)
+            mrest = s.held[seat]
+            if not rest[f]:
+                mrest &= ~(1ULL << f)
+            for a in range(SOLO_NFACES):
+                if not rest[a]:
+                    continue
+                if rest[a] >= 2:
+                    ma = mrest & ~(1ULL << a) if rest[a] == 2 else mrest
+                    call = solo_needs_call_mask(ma, rsize - 2, multiples)
+                    for t in range(n):
+                        if t != seat:
+                            k = solo_push1(out, k, f, -1, t, 2, a, a, call)
+                ma = mrest & ~(1ULL << a) if rest[a] == 1 else mrest
+                for b in range(a + 1, SOLO_NFACES):
+                    if not rest[b]:
+                        continue
+                    call = solo_needs_call_mask(ma & ~(1ULL << b) if rest[b] == 1 else ma, rsize - 2,
+                                                multiples)
+                    for t in range(n):
+                        if t != seat:
+                            k = solo_push1(out, k, f, -1, t, 2, a, b, call)
+    else:
+        call = rank != SOLO_RK_PASS and solo_needs_call_less(s, seat, rsize, f)
+        k = solo_push1(out, k, f, -1, -1, 0, 0, 0, call)
+    return k
+
+
+cdef int solo_gen_multiples(const SoloState* s, int seat, int drawn, SoloAction* out, int k) noexcept nogil:
+    """Engine _multiples(seat, drawn): 3+ equal numbers, first fits, last is the new top."""
+    cdef unsigned long long mrest
+    cdef int v, c, total, p0, p1, p2, p3, size, first, last, i, j, m
+    cdef int face[4]
+    cdef int cnt[4]
+    cdef int pick[4]
+    cdef bint call_ok
+    cdef SoloAction* a
+    for v in range(9):
+        if drawn >= 0 and solo_fnumber[drawn] != v + 1:
+            continue
+        total = 0
+        for c in range(4):
+            face[c] = c * 14 + v
+            cnt[c] = s.cnt[seat][face[c]]
+            total += cnt[c]
+        if total < 3:
+            continue
+        for p0 in range(cnt[0] + 1):
+            for p1 in range(cnt[1] + 1):
+                for p2 in range(cnt[2] + 1):
+                    for p3 in range(cnt[3] + 1):
+                        size = p0 + p1 + p2 + p3
+                        if size < 3 or size > SOLO_MAX_MULTI:
+                            continue
+                        pick[0] = p0
+                        pick[1] = p1
+                        pick[2] = p2
+                        pick[3] = p3
+                        if drawn >= 0 and pick[solo_fcolour[drawn]] == 0:
+                            continue
+                        mrest = s.held[seat]
+                        for c in range(4):
+                            if pick[c] and pick[c] >= cnt[c]:
+                                mrest &= ~(1ULL << face[c])
+                        call_ok = solo_needs_call_mask(mrest, s.hsize[seat] - size, s.opt_multiples)
+                        for first in range(4):
+                            if not pick[first] or not solo_fits(s, face[first]):
+                                continue
+                            pick[first] -= 1
+                            for last in range(4):
+                                if not pick[last]:
+                                    continue
+                                pick[last] -= 1
+                                for j in range(2 if call_ok else 1):
+                                    if k >= SOLO_MAX_ACTIONS:
+                                        break
+                                    a = &out[k]
+                                    a.kind = SOLO_A_PLAY
+                                    a.ncards = size
+                                    a.colour = -1
+                                    a.target = -1
+                                    a.ngift = 0
+                                    a.call = j
+                                    a.cards[0] = face[first]
+                                    m = 1
+                                    for c in range(4):
+                                        for i in range(pick[c]):
+                                            if m < SOLO_MAX_MULTI - 1:   # (size <= 8: always)
+                                                a.cards[m] = face[c]
+                                            m += 1
+                                    a.cards[size - 1] = face[last]
+                                    k += 1
+                                pick[last] += 1
+                            pick[first] += 1
+    return k
+
+
+cdef inline int solo_gen_jump_ins(const SoloState* s, int seat, SoloAction* out, int k) noexcept nogil:
+    cdef int top
+    if not s.jump or (seat == s.laid_by and not s.opt_self_jump_in):
+        return k
+    top = s.discard[s.ndiscard - 1]
+    if solo_fblack[top] or not s.cnt[seat][top]:
+        return k
+    return solo_gen_plays(s, seat, top, out, k)
+
+
+cdef int solo_gen_turn(const SoloState* s, int seat, SoloAction* out, int k) noexcept nogil:
+    cdef unsigned long long m
+    if s.drawn >= 0:
+        k = solo_gen_plays(s, seat, s.drawn, out, k)
+        if s.opt_multiples:
+            k = solo_gen_multiples(s, seat, s.drawn, out, k)
+        return solo_push_simple(out, k, SOLO_A_KEEP, -1)
+    if s.penalty:
+        m = s.held[seat] & (solo_mask_rank[SOLO_RK_PROT] | solo_stack_mask(s))
+    else:
+        m = s.held[seat] & solo_fit_mask(s)
+    while m:
+        k = solo_gen_plays(s, seat, solo_ctz(m), out, k)
+        m &= m - 1
+    if s.penalty:
+        return solo_push_simple(out, k, SOLO_A_DRAW, -1)
+    if s.opt_multiples:
+        k = solo_gen_multiples(s, seat, -1, out, k)
+    return solo_push_simple(out, k, SOLO_A_DRAW, -1)
+
+
+cdef int solo_legal(const SoloState* s, int seat, SoloAction* out) noexcept nogil:
+    """Exactly engine State.legal_actions(seat) (as a set; the order may differ)."""
+    cdef int k = 0, f, t
+    if s.winner >= 0 or seat < 0 or seat >= s.n:
+        return 0
+    if s.has_react:
+        if solo_in_pending(s, seat):
+            for f in range(SOLO_F_PROT, SOLO_NFACES):
+                if s.cnt[seat][f]:
+                    k = solo_gen_plays(s, seat, f, out, k)
+            k = solo_push_simple(out, k, SOLO_A_DECLINE, -1)
+        if s.react_kind == SOLO_RK_SKIP:
+            k = solo_gen_jump_ins(s, seat, out, k)
+    elif seat == s.turn:
+        k = solo_gen_turn(s, seat, out, k)
+    else:
+        k = solo_gen_jump_ins(s, seat, out, k)
+    if s.opt_call_window:
+        if s.solo_seat == seat and not s.solo_called:
+            k = solo_push_simple(out, k, SOLO_A_CALL, -1)
+        for t in range(s.n):
+            if t != seat:
+                k = solo_push_simple(out, k, SOLO_A_CATCH, t)
+    return k
+
+
+cdef int solo_candidates(const SoloState* s, int seat, SoloAction* out) noexcept nogil:
+    """The moves the search considers for ``seat``: legal minus catches and late calls; of a
+    play with a call variant only the variant ("!"); for a seat that is not the one waited
+    for, only its out-of-turn plays (jump-ins, Protections). May return 0."""
+    cdef int n, i, k = 0
+    cdef bint waiting = seat == solo_to_move(s)
+    n = solo_legal(s, seat, out)
+    for i in range(n):
+        if out[i].kind == SOLO_A_CATCH or out[i].kind == SOLO_A_CALL:
+            continue
+        if not waiting and out[i].kind != SOLO_A_PLAY:
+            continue
+        # the generator writes a call variant right after its plain play
+        if (out[i].kind == SOLO_A_PLAY and not out[i].call and i + 1 < n
+                and out[i + 1].kind == SOLO_A_PLAY and out[i + 1].call):
+            continue
+        if k != i:
+            out[k] = out[i]
+        k += 1
+    return k
+
+
+cdef unsigned long long solo_key(const SoloAction* a) noexcept nogil:
+    """An injective 64-bit label of an action (tree edges)."""
+    cdef unsigned long long k = a.kind | (<unsigned long long>a.call << 3) | (<unsigned long long>a.ncards << 4)
+    cdef int i
+    if a.ncards > 1:
+        for i in range(a.ncards):
+            k |= <unsigned long long>a.cards[i] << (8 + 6 * i)
+        return k
+    if a.ncards == 1:
+        k |= <unsigned long long>a.cards[0] << 8
+    k |= <unsigned long long>(a.colour + 1) << 14
+    k |= <unsigned long long>(a.target + 1) << 18
+    k |= <unsigned long long>a.ngift << 22
+    if a.ngift > 0:
+        k |= <unsigned long long>a.gift[0] << 24
+    if a.ngift > 1:
+        k |= <unsigned long long>a.gift[1] << 30
+    return k
+
+
+# --- applying actions ----------------------------------------------------------------------
+cdef inline void solo_clear_react(SoloState* s) noexcept nogil:
+    s.has_react = 0
+    s.react_kind = 0
+    s.react_by = -1
+    s.react_target = -1
+    s.react_ngift = 0
+    s.react_gift[0] = 0
+    s.react_gift[1] = 0
+    s.react_npending = 0
+    s.react_nprotected = 0
+
+
+cdef inline void solo_reshuffle(SoloState* s, Rng* rng) noexcept nogil:
+    cdef int m = s.ndiscard - 1, i, j
+    cdef unsigned char x
+    memcpy(s.draw, s.discard, m)
+    s.discard[0] = s.discard[m]
+    s.ndiscard = 1
+    s.ndraw = m
+    s.reshuffles += 1
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        x = s.draw[i]
+        s.draw[i] = s.draw[j]
+        s.draw[j] = x
+
+
+cdef inline int solo_take(SoloState* s, int seat, int count, Rng* rng) noexcept nogil:
+    """Engine _take: draw up to count cards, reshuffling when needed; the last face drawn or -1."""
+    cdef int i, f = -1
+    for i in range(count):
+        if s.ndraw == 0:
+            if s.ndiscard <= 1:
+                break
+            solo_reshuffle(s, rng)
+        s.ndraw -= 1
+        f = s.draw[s.ndraw]
+        solo_add(s, seat, f)
+    return f
+
+
+cdef inline void solo_win(SoloState* s, int seat) noexcept nogil:
+    s.winner = seat
+    s.turn = -1
+    solo_clear_react(s)
+    s.jump = 0
+
+
+cdef inline void solo_close_windows(SoloState* s, int seat, Rng* rng) noexcept nogil:
+    cdef int o
+    s.jump = 0
+    o = s.solo_seat
+    if o < 0 or o == seat:
+        return
+    if not s.opt_call_window and not s.solo_called:
+        solo_take(s, o, 2, rng)
+    s.solo_seat = -1
+    s.solo_called = 0
+
+
+cdef inline void solo_catch(SoloState* s, int seat, int target, Rng* rng) noexcept nogil:
+    if s.solo_seat == target and not s.solo_called:
+        solo_take(s, target, 2, rng)
+        s.solo_seat = -1
+        return
+    solo_take(s, seat, s.opt_false_catch_penalty, rng)
+
+
+cdef inline void solo_draw_action(SoloState* s, int seat, Rng* rng) noexcept nogil:
+    cdef int f
+    if s.penalty:
+        solo_take(s, seat, s.penalty, rng)
+        s.penalty = 0
+        s.penalty_kind = -1
+        return
+    f = solo_take(s, seat, 1, rng)
+    if f >= 0 and solo_fits(s, f):
+        s.drawn = f
+    else:
+        s.drawn = -1
+        s.turn = solo_next(s, seat, 1)
+
+
+cdef void solo_swap_rows(SoloState* s, int a, int b) noexcept nogil:
+    cdef unsigned char tmp[SOLO_NFACES]
+    cdef unsigned char z
+    cdef unsigned long long h
+    memcpy(tmp, s.cnt[a], SOLO_NFACES)
+    memcpy(s.cnt[a], s.cnt[b], SOLO_NFACES)
+    memcpy(s.cnt[b], tmp, SOLO_NFACES)
+    z = s.hsize[a]
+    s.hsize[a] = s.hsize[b]
+    s.hsize[b] = z
+    h = s.held[a]
+    s.held[a] = s.held[b]
+    s.held[b] = h
+
+
+cdef void solo_resolve(SoloState* s) noexcept nogil:
+    """Engine _resolve: carry out the Gift, Swap or Pass hands of the closed window."""
+    cdef int kind = s.react_kind, by = s.react_by, target = s.react_target
+    cdef int ngift = s.react_ngift, i, j, m, seat, nprot = s.react_nprotected
+    cdef unsigned char gift[2]
+    cdef unsigned char prot[SOLO_MAX_SEATS]
+    cdef int ring[SOLO_MAX_SEATS]
+    cdef unsigned char old[SOLO_MAX_SEATS][SOLO_NFACES]
+    cdef unsigned char oldsize[SOLO_MAX_SEATS]
+    cdef unsigned long long oldheld[SOLO_MAX_SEATS]
+    cdef bint skip
+    gift[0] = s.react_gift[0]
+    gift[1] = s.react_gift[1]
+    memcpy(prot, s.react_protected, SOLO_MAX_SEATS)
+    solo_clear_react(s)
+    if kind == SOLO_RK_SWAP:
+        solo_swap_rows(s, by, target)
+        s.turn = target
+    elif kind == SOLO_RK_GIFT:
+        for i in range(ngift):
+            solo_sub(s, by, gift[i])
+            solo_add(s, target, gift[i])
+        s.turn = solo_next(s, by, 1)
+        if s.hsize[by] == 0:
+            solo_win(s, by)
+    else:
+        m = 0
+        for i in range(s.n):
+            seat = solo_next(s, by, i)
+            skip = False
+            for j in range(nprot):
+                if prot[j] == seat:
+                    skip = True
+            if not skip:
+                ring[m] = seat
+                m += 1
+        if m >= 2:
+            for i in range(m):
+                memcpy(old[i], s.cnt[ring[i]], SOLO_NFACES)
+                oldsize[i] = s.hsize[ring[i]]
+                oldheld[i] = s.held[ring[i]]
+            for i in range(m):
+                j = ring[(i + 1) % m]
+                memcpy(s.cnt[j], old[i], SOLO_NFACES)
+                s.hsize[j] = oldsize[i]
+                s.held[j] = oldheld[i]
+        s.turn = solo_next(s, by, 1)
+
+
+cdef inline void solo_remove_pending(SoloState* s, int seat) noexcept nogil:
+    cdef int i, m = 0
+    for i in range(s.react_npending):
+        if s.react_pending[i] != seat:
+            s.react_pending[m] = s.react_pending[i]
+            m += 1
+    s.react_npending = m
+
+
+cdef inline void solo_decline(SoloState* s, int seat) noexcept nogil:
+    solo_remove_pending(s, seat)
+    if s.react_kind == SOLO_RK_SKIP:
+        solo_clear_react(s)
+        s.turn = solo_next(s, seat, 1)
+    elif s.react_npending == 0:
+        solo_resolve(s)
+
+
+cdef inline void solo_protect(SoloState* s, int seat, int top) noexcept nogil:
+    """Engine _protect: a Protection played against a Gift, Swap or Pass hands."""
+    cdef int by = s.react_by
+    s.colour = solo_fcolour[top]
+    solo_remove_pending(s, seat)
+    s.react_protected[s.react_nprotected] = seat
+    s.react_nprotected += 1
+    if s.react_kind == SOLO_RK_PASS:
+        if s.react_npending == 0:
+            solo_resolve(s)
+        return
+    solo_clear_react(s)
+    s.turn = solo_next(s, by, 1)
+
+
+cdef inline void solo_open_solo_window(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+    cdef int size = s.hsize[seat], rank = solo_frank[a.cards[0]]
+    cdef unsigned long long m = solo_mask_less(s, seat, a.gift[0] if a.ngift > 0 else -1,
+                                               a.gift[1] if a.ngift > 1 else -1, -1)
+    size -= a.ngift
+    if a.call or (rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS and size > 0
+                  and solo_needs_call_mask(m, size, s.opt_multiples)):
+        s.solo_seat = seat
+        s.solo_called = a.call
+    elif s.solo_seat == seat:
+        s.solo_seat = -1
+        s.solo_called = 0
+
+
+cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+    cdef int top = a.cards[a.ncards - 1], rank = solo_frank[top], target, i, o
+    s.colour = a.colour if a.colour >= 0 else solo_fcolour[top]
+    if rank == SOLO_RK_PASS:
+        s.colour = -1
+    if rank == SOLO_RK_PROT:
+        s.penalty = 0
+        s.penalty_kind = -1
+    if rank == SOLO_RK_D2 or rank == SOLO_RK_WD4:
+        s.penalty += 2 if rank == SOLO_RK_D2 else 4
+        s.penalty_kind = rank
+    if rank == SOLO_RK_SKIP:
+        target = solo_next(s, seat, 1)
+        if solo_holds_protection(s, target):
+            s.turn = -1
+            s.has_react = 1
+            s.react_kind = SOLO_RK_SKIP
+            s.react_by = seat
+            s.react_target = target
+            s.react_ngift = 0
+            s.react_npending = 1
+            s.react_pending[0] = target
+            s.react_nprotected = 0
+        else:
+            s.turn = solo_next(s, target, 1)
+    elif rank == SOLO_RK_REV:
+        s.direction = -s.direction
+        s.turn = seat if s.n == 2 else solo_next(s, seat, 1)
+    elif rank == SOLO_RK_SWAP or rank == SOLO_RK_GIFT:
+        target = a.target
+        s.turn = -1
+        s.has_react = 1
+        s.react_kind = rank
+        s.react_by = seat
+        s.react_target = target
+        s.react_ngift = a.ngift
+        s.react_gift[0] = a.gift[0] if a.ngift > 0 else 0
+        s.react_gift[1] = a.gift[1] if a.ngift > 1 else 0
+        s.react_nprotected = 0
+        s.react_npending = 0
+        if solo_holds_protection(s, target):
+            s.react_pending[0] = target
+            s.react_npending = 1
+        else:
+            solo_resolve(s)
+    elif rank == SOLO_RK_PASS:
+        s.turn = -1
+        s.has_react = 1
+        s.react_kind = SOLO_RK_PASS
+        s.react_by = seat
+        s.react_target = -1
+        s.react_ngift = 0
+        s.react_nprotected = 0
+        s.react_npending = 0
+        for i in range(s.n):
+            o = solo_next(s, seat, i)
+            if o != seat and solo_holds_protection(s, o):
+                s.react_pending[s.react_npending] = o
+                s.react_npending += 1
+        if s.react_npending == 0:
+            solo_resolve(s)
+    else:
+        s.turn = solo_next(s, seat, 1)
+
+
+cdef inline void solo_play(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+    cdef int i, f, top
+    cdef bint protecting = (s.has_react and solo_in_pending(s, seat)
+                            and solo_frank[a.cards[0]] == SOLO_RK_PROT)
+    for i in range(a.ncards):
+        f = a.cards[i]
+        solo_sub(s, seat, f)
+        s.discard[s.ndiscard] = f
+        s.ndiscard += 1
+    s.laid_by = seat
+    s.drawn = -1
+    top = a.cards[a.ncards - 1]
+    s.jump = not solo_fblack[top]
+    if s.hsize[seat] == 0:
+        solo_win(s, seat)
+        return
+    solo_open_solo_window(s, seat, a)
+    if protecting and s.react_kind != SOLO_RK_SKIP:
+        solo_protect(s, seat, top)
+        return
+    solo_clear_react(s)
+    solo_effect(s, seat, a)
+
+
+cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noexcept nogil:
+    """Engine State.apply for a legal action (not checked); rng only shuffles reshuffles."""
+    if a.kind == SOLO_A_CATCH:
+        solo_catch(s, seat, a.target, rng)
+        return
+    if a.kind == SOLO_A_CALL:
+        s.solo_called = 1
+        return
+    solo_close_windows(s, seat, rng)
+    if a.kind == SOLO_A_PLAY:
+        solo_play(s, seat, a)
+    elif a.kind == SOLO_A_DRAW:
+        solo_draw_action(s, seat, rng)
+    elif a.kind == SOLO_A_KEEP:
+        s.drawn = -1
+        s.turn = solo_next(s, seat, 1)
+    else:
+        solo_decline(s, seat)
+
+
+# --- results -----------------------------------------------------------------------------
+cdef void solo_points(const SoloState* s, double* out) noexcept nogil:
+    """Engine round_scores(): config.round_delta(hand points) per seat (finished round)."""
+    cdef int i
+    cdef double p
+    for i in range(s.n):
+        p = solo_hand_points(s, i)
+        out[i] = -p if s.opt_scoring_pool else p
+
+
+cdef void solo_evaluate(const SoloState* s, double* out) noexcept nogil:
+    """A cheap estimate of solo_points at any state: each seat's hand points times the
+    chance it does not go out first, that chance taken as proportional to 1/size^2 (an open
+    SOLO window counts as size 1). Exactly solo_points at a finished round."""
+    cdef int i, size
+    cdef double w[SOLO_MAX_SEATS]
+    cdef double total = 0.0, p
+    if s.winner >= 0:
+        solo_points(s, out)
+        return
+    for i in range(s.n):
+        size = s.hsize[i]
+        if size < 1:
+            size = 1
+        w[i] = 1.0 / (size * size)
+        total += w[i]
+    for i in range(s.n):
+        p = solo_hand_points(s, i) * (1.0 - w[i] / total)
+        out[i] = -p if s.opt_scoring_pool else p
+
+
+# --- the rollout policy ------------------------------------------------------------------
+cdef enum:
+    SOLO_JUMP_IN_PER_MILLE = 500      # a holder of the identical card jumps in with p = 0.5
+    SOLO_EXPLORE_PER_MILLE = 100      # the seat in turn picks a random fitting card with p = 0.1
+
+
+cdef inline int solo_best_colour(unsigned long long held) noexcept nogil:
+    """The colour of which the most distinct faces are held, ties to the first."""
+    cdef int c, k, best = 0, most = -1
+    for c in range(4):
+        k = solo_popcount(held & solo_mask_colour[c])
+        if k > most:
+            most = k
+            best = c
+    return best
+
+
+cdef inline int solo_fewest_cards(const SoloState* s, int seat) noexcept nogil:
+    """The other seat with the fewest cards, the first in play order on ties."""
+    cdef int i, o, best = -1
+    for i in range(1, s.n):
+        o = solo_next(s, seat, i)
+        if best < 0 or s.hsize[o] < s.hsize[best]:
+            best = o
+    return best
+
+
+cdef void solo_policy_single(const SoloState* s, int seat, int f, SoloAction* a) noexcept nogil:
+    """Play face f with the policy's choices: the colour held most, Swap / Gift at the seat
+    with the fewest cards, Gift the two highest-value cards, and always the due call."""
+    cdef unsigned char rest[SOLO_NFACES]
+    cdef int rank = solo_frank[f], size = s.hsize[seat] - 1, i, g, best
+    a.kind = SOLO_A_PLAY
+    a.ncards = 1
+    a.cards[0] = f
+    a.colour = -1
+    a.target = -1
+    a.ngift = 0
+    a.gift[0] = 0
+    a.gift[1] = 0
+    a.call = 0
+    if rank == SOLO_RK_SWAP:
+        a.target = solo_fewest_cards(s, seat)
+        return
+    if rank == SOLO_RK_PASS:
+        return
+    if rank != SOLO_RK_GIFT:
+        if rank == SOLO_RK_WILD or rank == SOLO_RK_WD4:
+            a.colour = solo_best_colour(s.held[seat])   # (f is black: no colour to take off)
+        a.call = solo_needs_call_less(s, seat, size, f)
+        return
+    memcpy(rest, s.cnt[seat], SOLO_NFACES)
+    rest[f] -= 1
+    a.target = solo_fewest_cards(s, seat)
+    a.ngift = 2 if size >= 2 else size   # (all of the rest when it is 2 cards or fewer)
+    for i in range(a.ngift):
+        best = -1
+        for g in range(SOLO_NFACES):
+            if rest[g] and (best < 0 or solo_fpoints[g] >= solo_fpoints[best]):
+                best = g
+        rest[best] -= 1
+        a.gift[i] = best
+    size -= a.ngift
+    if a.ngift == 2 and a.gift[1] < a.gift[0]:
+        g = a.gift[0]
+        a.gift[0] = a.gift[1]
+        a.gift[1] = g
+    a.call = solo_needs_call_mask(solo_mask_less(s, seat, f, a.gift[0] if a.ngift > 0 else -1,
+                                                 a.gift[1] if a.ngift > 1 else -1),
+                                  size, s.opt_multiples)
+
+
+cdef int solo_policy_multiples(const SoloState* s, int seat, int drawn, SoloAction* a) noexcept nogil:
+    """All cards of the number with the most cards (3+, one fitting first), or 0 if none;
+    the last card in the colour the rest of the hand holds most of."""
+    cdef int v, c, total, best_v = -1, best_total = 0, first, last, m, i, want
+    cdef const unsigned char* h = s.cnt[seat]
+    cdef unsigned long long held = s.held[seat], fit, rest
+    if s.hsize[seat] < 3:
+        return 0
+    fit = solo_fit_mask(s)
+    for v in range(9):
+        if drawn >= 0 and solo_fnumber[drawn] != v + 1:
+            continue
+        rest = held & solo_mask_number[v + 1]
+        if not (rest & (rest - 1)) or not (rest & fit):
+            continue   # (3 cards of a number are at least 2 faces; one must fit)
+        total = h[v] + h[14 + v] + h[28 + v] + h[42 + v]
+        if total < 3 or total > SOLO_MAX_MULTI or total < best_total:
+            continue
+        best_v = v
+        best_total = total
+    if best_v < 0:
+        return 0
+    v = best_v
+    rest = held & ~solo_mask_number[v + 1]
+    want = solo_best_colour(rest)
+    first = solo_fcolour[solo_ctz(held & fit & solo_mask_number[v + 1])]
+    last = -1
+    for c in range(4):
+        if h[c * 14 + v] > (1 if c == first else 0):
+            if last < 0 or c == want:
+                last = c
+    a.kind = SOLO_A_PLAY
+    a.ncards = best_total
+    a.colour = -1
+    a.target = -1
+    a.ngift = 0
+    a.cards[0] = first * 14 + v
+    m = 1
+    for c in range(4):
+        for i in range(h[c * 14 + v] - (1 if c == first else 0) - (1 if c == last else 0)):
+            if m < SOLO_MAX_MULTI - 1:   # (best_total <= 8: always)
+                a.cards[m] = c * 14 + v
+            m += 1
+    a.cards[best_total - 1] = last * 14 + v
+    a.call = solo_needs_call_mask(rest, s.hsize[seat] - best_total, s.opt_multiples)
+    return 1
+
+
+cdef inline int solo_held_prot(const SoloState* s, int seat) noexcept nogil:
+    """A Protection face the seat holds, preferring the colour it holds most; -1 if none."""
+    cdef int f, best = -1, want = solo_best_colour(s.held[seat])
+    for f in range(SOLO_F_PROT, SOLO_NFACES):
+        if s.cnt[seat][f] and (best < 0 or f - SOLO_F_PROT == want):
+            best = f
+    return best
+
+
+cdef int solo_rollout_pick(const SoloState* s, Rng* rng, SoloAction* a) noexcept nogil:
+    """The rollout policy: choose one (seat, action); returns the seat, -1 at the end."""
+    cdef int mover, seat, i, f, top, nfit, other, my, nxt, rank, prot
+    cdef int fit[SOLO_NFACES]
+    cdef double sc, best_sc
+    cdef bint threat, has_multi
+    cdef unsigned long long held
+    cdef SoloAction multi
+    if s.winner >= 0:
+        return -1
+    mover = solo_to_move(s)
+    # 1. an uncalled SOLO window (window mode) is caught by the seat after it
+    if s.opt_call_window and s.solo_seat >= 0 and not s.solo_called:
+        seat = (s.solo_seat + 1) % s.n
+        solo_set_simple(a, SOLO_A_CATCH, s.solo_seat)
+        return seat
+    # 2. a holder of the identical card may jump in
+    if s.jump and (not s.has_react or s.react_kind == SOLO_RK_SKIP):
+        top = s.discard[s.ndiscard - 1]
+        if not solo_fblack[top]:
+            held = 0   # the seats that may jump in
+            for seat in range(s.n):
+                if (s.held[seat] >> top) & 1:
+                    held |= 1ULL << seat
+            if not s.has_react and s.turn >= 0:
+                held &= ~(1ULL << s.turn)
+            if s.laid_by >= 0 and not s.opt_self_jump_in:
+                held &= ~(1ULL << s.laid_by)
+            if held:
+                seat = rng_below(rng, s.n)
+                for i in range(s.n):
+                    if (held >> seat) & 1 and rng_below(rng, 1000) < SOLO_JUMP_IN_PER_MILLE:
+                        solo_policy_single(s, seat, top, a)
+                        return seat
+                    seat += 1
+                    if seat == s.n:
+                        seat = 0
+    # 3. a Protection window: protect unless the hand coming in is the smaller one
+    if s.has_react:
+        prot = solo_held_prot(s, mover)
+        if prot >= 0:
+            my = s.hsize[mover] - 1
+            if s.react_kind == SOLO_RK_SWAP:
+                threat = s.hsize[s.react_by] >= my
+            elif s.react_kind == SOLO_RK_PASS:
+                threat = s.hsize[solo_next(s, mover, -1)] >= my
+            else:
+                threat = True
+            if threat:
+                solo_policy_single(s, mover, prot, a)
+                return mover
+        solo_set_simple(a, SOLO_A_DECLINE, -1)
+        return mover
+    seat = mover
+    # 4. the seat in turn: play the drawn card
+    if s.drawn >= 0:
+        if s.opt_multiples and solo_policy_multiples(s, seat, s.drawn, a):
+            return seat
+        solo_policy_single(s, seat, s.drawn, a)
+        return seat
+    # 5. a pending penalty: stack, else protect, else draw
+    if s.penalty:
+        held = s.held[seat] & solo_stack_mask(s)
+        f = solo_ctz(held) if held else -1
+        if f < 0:
+            f = solo_held_prot(s, seat)
+        if f >= 0:
+            solo_policy_single(s, seat, f, a)
+        else:
+            solo_set_simple(a, SOLO_A_DRAW, -1)
+        return seat
+    # 6. an ordinary turn: the best-scoring fitting card, multiples, or draw
+    nfit = 0
+    held = s.held[seat] & solo_fit_mask(s)
+    while held:
+        fit[nfit] = solo_ctz(held)
+        nfit += 1
+        held &= held - 1
+    has_multi = s.opt_multiples and solo_policy_multiples(s, seat, -1, &multi)
+    if nfit == 0 and not has_multi:
+        solo_set_simple(a, SOLO_A_DRAW, -1)
+        return seat
+    if rng_below(rng, 1000) < SOLO_EXPLORE_PER_MILLE:
+        i = rng_below(rng, nfit + (1 if has_multi else 0))
+        if i == nfit:
+            a[0] = multi
+        else:
+            solo_policy_single(s, seat, fit[i], a)
+        return seat
+    my = s.hsize[seat]
+    nxt = solo_next(s, seat, 1)
+    threat = s.hsize[nxt] <= 3
+    best_sc = -1.0
+    f = -1
+    held = rng_next(rng)   # random bits to break ties
+    for i in range(nfit):
+        rank = solo_frank[fit[i]]
+        sc = solo_fpoints[fit[i]]
+        if rank == SOLO_RK_WILD:
+            sc = 4.0
+        elif rank == SOLO_RK_WD4:
+            sc = 86.0 if threat else 6.0
+        elif rank == SOLO_RK_D2:
+            sc = 90.0 if threat else 30.0
+        elif rank == SOLO_RK_SKIP or (rank == SOLO_RK_REV and s.n == 2):
+            sc = 70.0 if threat else 20.0
+        elif rank == SOLO_RK_SWAP:
+            other = s.hsize[solo_fewest_cards(s, seat)]
+            sc = 30.0 + 10.0 * (my - 1 - other) if other < my - 1 else 0.5
+        elif rank == SOLO_RK_PASS:
+            other = s.hsize[solo_next(s, seat, -1)]
+            sc = 20.0 + 10.0 * (my - 1 - other) if other < my - 1 else 0.5
+        elif rank == SOLO_RK_GIFT:
+            sc = 60.0
+        elif rank == SOLO_RK_PROT:
+            sc = 2.0
+        sc += ((held >> (i & 15) * 4) & 15) * (0.5 / 16)
+        if sc > best_sc:
+            best_sc = sc
+            f = fit[i]
+    if has_multi and 25.0 * multi.ncards > best_sc:
+        a[0] = multi
+        return seat
+    solo_policy_single(s, seat, f, a)
+    return seat
+
+
+cdef void solo_rollout_step(SoloState* s, Rng* rng) noexcept nogil:
+    """Apply one move of the cheap rollout policy (nothing at a finished round)."""
+    cdef SoloAction a
+    cdef int seat = solo_rollout_pick(s, rng, &a)
+    if seat >= 0:
+        solo_apply(s, seat, &a, rng)
+
+
+# --- determinization ---------------------------------------------------------------------
+cdef void solo_determinize(SoloState* out, const SoloInfo* info, Rng* rng) noexcept nogil:
+    """A full state consistent with info: the unseen cards shuffled into the other hands'
+    unknown slots and the draw pile; a hidden drawn card is one unseen card that fits; the
+    hidden cards of an open Gift are drawn from the giver's sampled hand."""
+    cdef unsigned char cards[SOLO_MAX_CARDS]
+    cdef unsigned char gh[SOLO_MAX_CARDS]
+    cdef int unknown[SOLO_MAX_SEATS]
+    cdef int m = 0, f, i, j, p, seat, nfit, r, turn
+    cdef unsigned char x
+    out[0] = info.base
+    for seat in range(info.base.n):
+        unknown[seat] = info.unknown[seat]
+    for f in range(SOLO_NFACES):
+        for i in range(info.pool[f]):
+            cards[m] = f
+            m += 1
+    turn = out.turn
+    if info.drawn_hidden and turn >= 0 and unknown[turn] > 0:
+        nfit = 0
+        for i in range(m):
+            if solo_fits(out, cards[i]):
+                nfit += 1
+        if nfit > 0:
+            r = rng_below(rng, nfit)
+            for i in range(m):
+                if solo_fits(out, cards[i]):
+                    if r == 0:
+                        f = cards[i]
+                        cards[i] = cards[m - 1]
+                        m -= 1
+                        out.cnt[turn][f] += 1   # (hsize already counts it; held: synced below)
+                        out.drawn = f
+                        unknown[turn] -= 1
+                        break
+                    r -= 1
+    for i in range(m - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        x = cards[i]
+        cards[i] = cards[j]
+        cards[j] = x
+    p = 0
+    for seat in range(out.n):
+        for i in range(unknown[seat]):
+            if p < m:
+                out.cnt[seat][cards[p]] += 1
+                p += 1
+    out.ndraw = m - p
+    memcpy(out.draw, &cards[p], m - p)
+    solo_sync_held(out)
+    if info.gift_hidden and out.has_react and out.react_kind == SOLO_RK_GIFT and out.react_ngift > 0:
+        seat = out.react_by
+        m = 0
+        for f in range(SOLO_NFACES):
+            for i in range(out.cnt[seat][f]):
+                gh[m] = f
+                m += 1
+        for i in range(out.react_ngift):
+            if i >= m:
+                break
+            j = i + rng_below(rng, m - i)
+            x = gh[i]
+            gh[i] = gh[j]
+            gh[j] = x
+            out.react_gift[i] = gh[i]
+        if out.react_ngift == 2 and out.react_gift[1] < out.react_gift[0]:
+            x = out.react_gift[0]
+            out.react_gift[0] = out.react_gift[1]
+            out.react_gift[1] = x
+
+
+# --- Python level ----------------------------------------------------------------------------
+SOLO_STATE_BYTES = sizeof(SoloState)
+SOLO_ACTION_BYTES = sizeof(SoloAction)
+SOLO_INFO_BYTES = sizeof(SoloInfo)
+SOLO_ACTIONS_CAP = SOLO_MAX_ACTIONS
+cdef SoloAction solo_pybuf[SOLO_MAX_ACTIONS]   # scratch for the GIL-holding methods only
+
+
+cdef object solo_action_text(const SoloAction* a):
+    """The engine's text of an action (engine.solo.actions notation)."""
+    cdef int i
+    if a.kind == SOLO_A_DRAW:
+        return "draw"
+    if a.kind == SOLO_A_KEEP:
+        return "keep"
+    if a.kind == SOLO_A_CALL:
+        return "solo"
+    if a.kind == SOLO_A_DECLINE:
+        return "decline"
+    if a.kind == SOLO_A_CATCH:
+        return f"catch:{a.target}"
+    text = "+".join([_SOLO_TEXT[a.cards[i]] for i in range(a.ncards)])
+    if a.colour >= 0:
+        text += ":" + _SOLO_COLOURS[a.colour]
+    if a.target >= 0:
+        text += f":{a.target}"
+        if a.ngift:
+            text += ":" + ",".join([_SOLO_TEXT[a.gift[i]] for i in range(a.ngift)])
+    if a.call:
+        text += "!"
+    return text
+
+
+cdef int solo_parse(const SoloState* s, int seat, str text, SoloAction* out) except -1:
+    """The legal action of ``seat`` written ``text`` (ValueError if there is none)."""
+    cdef int n, i
+    cdef SoloAction* buf = <SoloAction*>malloc(SOLO_MAX_ACTIONS * sizeof(SoloAction))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        n = solo_legal(s, seat, buf)
+        wanted = text.strip()
+        for i in range(n):
+            if solo_action_text(&buf[i]) == wanted:
+                out[0] = buf[i]
+                return 0
+    finally:
+        free(buf)
+    raise ValueError(f"{text!r} is not a legal SOLO action for seat {seat} now")
+
+
+def _solo_config(config):
+    from engine.solo.config import Config
+
+    if isinstance(config, Config):
+        return config
+    return Config.from_dict(config)
+
+
+cdef void _solo_set_config(SoloState* s, object cfg):
+    s.n = cfg.players
+    s.opt_gifts = cfg.gifts
+    s.opt_protection = cfg.protection
+    s.opt_multiples = cfg.multiples
+    s.opt_call_window = cfg.call == "window"
+    s.opt_scoring_pool = cfg.scoring == "pool"
+    s.opt_self_jump_in = cfg.self_jump_in
+    s.opt_mixed_stacking = cfg.mixed_stacking
+    s.opt_false_catch_penalty = cfg.false_catch_penalty
+
+
+cdef int _solo_face(object text) except -1:
+    try:
+        return _SOLO_FACE[text]
+    except KeyError:
+        raise ValueError(f"{text!r} is not a SOLO card") from None
+
+
+cdef int _solo_colour(object text) except -2:
+    if text is None:
+        return -1
+    i = _SOLO_COLOURS.find(text) if isinstance(text, str) and len(text) == 1 else -1
+    if i < 0:
+        raise ValueError(f"bad SOLO colour {text!r}")
+    return i
+
+
+cdef int _solo_seat(object value, int n) except -2:
+    if value is None:
+        return -1
+    if not isinstance(value, int) or not 0 <= value < n:
+        raise ValueError(f"{value!r} is not a seat")
+    return value
+
+
+cdef int _solo_penalty_kind(object value) except -2:
+    if value is None:
+        return -1
+    if value == "d2":
+        return SOLO_RK_D2
+    if value == "wd4":
+        return SOLO_RK_WD4
+    raise ValueError(f"bad SOLO penalty kind {value!r}")
+
+
+_SOLO_REACT_KINDS = {"skip": SOLO_RK_SKIP, "gift": SOLO_RK_GIFT, "swap": SOLO_RK_SWAP,
+                     "pass": SOLO_RK_PASS}
+_SOLO_REACT_NAMES = {v: k for k, v in _SOLO_REACT_KINDS.items()}
+
+
+cdef void _solo_set_public(SoloState* s, dict d) except *:
+    """The fields after the piles, as in engine State.from_snapshot (defaults included)."""
+    cdef int n = s.n, i, top
+    s.turn = _solo_seat(d.get("turn", 0), n)
+    s.direction = int(d.get("direction", 1))
+    if s.direction not in (1, -1):
+        raise ValueError("direction must be 1 or -1")
+    top = s.discard[s.ndiscard - 1]
+    s.colour = _solo_colour(d.get("colour", None if solo_fblack[top] else _SOLO_COLOURS[solo_fcolour[top]]))
+    s.penalty = int(d.get("penalty", 0))
+    s.penalty_kind = _solo_penalty_kind(d.get("penalty_kind"))
+    s.jump = bool(d.get("jump", False))
+    s.laid_by = _solo_seat(d.get("laid_by"), n)
+    s.solo_seat = -1
+    s.solo_called = 0
+    solo = d.get("solo")
+    if solo is not None:
+        s.solo_seat = _solo_seat(solo["seat"], n)
+        s.solo_called = bool(solo["called"])
+    solo_clear_react(s)
+    react = d.get("react")
+    if react is not None:
+        s.has_react = 1
+        s.react_kind = _SOLO_REACT_KINDS[react["kind"]]
+        s.react_by = _solo_seat(int(react["by"]), n)
+        s.react_target = _solo_seat(react.get("target"), n)
+        pending = [int(x) for x in react["pending"]]
+        protected = [int(x) for x in react.get("protected", [])]
+        if not pending or len(pending) > n or len(protected) > n:
+            raise ValueError("bad Protection window")
+        s.react_npending = len(pending)
+        for i in range(len(pending)):
+            s.react_pending[i] = _solo_seat(pending[i], n)
+        s.react_nprotected = len(protected)
+        for i in range(len(protected)):
+            s.react_protected[i] = _solo_seat(protected[i], n)
+        gift = react.get("gift", [])
+        if isinstance(gift, list):
+            if len(gift) > 2:
+                raise ValueError("a Gift gives at most 2 cards")
+            s.react_ngift = len(gift)
+            for i in range(len(gift)):
+                s.react_gift[i] = _solo_face(gift[i])
+        else:
+            s.react_ngift = int(gift)   # a count: the cards are sampled (SoloInfoSet)
+    s.winner = _solo_seat(d.get("winner"), n)
+
+
+cdef void _solo_fill_hand(SoloState* s, int seat, object texts) except *:
+    for t in texts:
+        s.cnt[seat][_solo_face(t)] += 1
+        s.hsize[seat] += 1
+
+
+cdef void _solo_fill_pile(unsigned char* pile, unsigned char* size, object texts) except *:
+    if len(texts) > SOLO_MAX_CARDS:
+        raise ValueError("a pile of more than 120 cards")
+    size[0] = len(texts)
+    for i, t in enumerate(texts):
+        pile[i] = _solo_face(t)
+
+
+cdef list _solo_hand_texts(const SoloState* s, int seat):
+    cdef int f, i
+    out = []
+    for f in range(SOLO_NFACES):
+        for i in range(s.cnt[seat][f]):
+            out.append(_SOLO_TEXT[f])
+    return out
+
+
+cdef class SoloMirror:
+    """A SOLO round in the C mirror (tests, benchmarks, and the search's Python side)."""
+
+    cdef SoloState s
+    cdef Rng rng            # reshuffles made by apply()
+    cdef dict config        # Config.to_dict(), for snapshot()
+    cdef str seed           # the engine's seed (hex) and round: snapshot() data only
+    cdef int round_no
+
+    @staticmethod
+    def from_snapshot(dict d):
+        """A mirror of engine ``State.snapshot()`` data (its ``known`` is ignored)."""
+        cdef SoloMirror m = SoloMirror.__new__(SoloMirror)
+        cdef SoloState* s = &m.s
+        cdef int seat
+        cfg = _solo_config(d["config"])
+        memset(s, 0, sizeof(SoloState))
+        _solo_set_config(s, cfg)
+        m.config = cfg.to_dict()
+        m.seed = d.get("seed", "")
+        m.round_no = int(d.get("round", 0))
+        rng_seed(&m.rng, <uint64_t>(0x5EED0 + m.round_no))
+        hands = d["hands"]
+        if len(hands) != s.n:
+            raise ValueError(f"{len(hands)} hands for {s.n} players")
+        for seat in range(s.n):
+            _solo_fill_hand(s, seat, hands[seat])
+        _solo_fill_pile(s.draw, &s.ndraw, d["draw"])
+        _solo_fill_pile(s.discard, &s.ndiscard, d["discard"])
+        if s.ndiscard == 0:
+            raise ValueError("the discard pile is empty")
+        s.reshuffles = int(d.get("reshuffles", 0))
+        s.drawn = _solo_face(d["drawn"]) if d.get("drawn") else -1
+        _solo_set_public(s, d)
+        solo_sync_held(s)
+        return m
+
+    def snapshot(self):
+        """The engine's snapshot() of this position, without ``known`` (not mirrored)."""
+        cdef SoloState* s = &self.s
+        cdef int i
+        react = None
+        if s.has_react:
+            react = {
+                "kind": _SOLO_REACT_NAMES[s.react_kind], "by": s.react_by,
+                "target": None if s.react_target < 0 else s.react_target,
+                "gift": [_SOLO_TEXT[s.react_gift[i]] for i in range(s.react_ngift)],
+                "pending": [s.react_pending[i] for i in range(s.react_npending)],
+                "protected": [s.react_protected[i] for i in range(s.react_nprotected)],
+            }
+        return {
+            "game": "solo",
+            "config": dict(self.config),
+            "seed": self.seed,
+            "round": self.round_no,
+            "hands": [_solo_hand_texts(s, i) for i in range(s.n)],
+            "draw": [_SOLO_TEXT[s.draw[i]] for i in range(s.ndraw)],
+            "discard": [_SOLO_TEXT[s.discard[i]] for i in range(s.ndiscard)],
+            "reshuffles": s.reshuffles,
+            "turn": None if s.turn < 0 else s.turn,
+            "direction": s.direction,
+            "colour": None if s.colour < 0 else _SOLO_COLOURS[s.colour],
+            "penalty": s.penalty,
+            "penalty_kind": None if s.penalty_kind < 0 else ("d2" if s.penalty_kind == SOLO_RK_D2 else "wd4"),
+            "drawn": None if s.drawn < 0 else _SOLO_TEXT[s.drawn],
+            "jump": bool(s.jump),
+            "laid_by": None if s.laid_by < 0 else s.laid_by,
+            "solo": None if s.solo_seat < 0 else {"seat": s.solo_seat, "called": bool(s.solo_called)},
+            "react": react,
+            "winner": None if s.winner < 0 else s.winner,
+        }
+
+    def legal(self, int seat):
+        """The texts of solo_legal (the engine's legal_actions(seat) as a set)."""
+        cdef int n = solo_legal(&self.s, seat, solo_pybuf), i
+        return [solo_action_text(&solo_pybuf[i]) for i in range(n)]
+
+    def legal_keys(self, int seat):
+        """solo_key of each action of legal(seat), in the same order."""
+        cdef int n = solo_legal(&self.s, seat, solo_pybuf), i
+        return [solo_key(&solo_pybuf[i]) for i in range(n)]
+
+    def candidates(self, int seat):
+        cdef int n = solo_candidates(&self.s, seat, solo_pybuf), i
+        return [solo_action_text(&solo_pybuf[i]) for i in range(n)]
+
+    def apply(self, int seat, str text):
+        """Apply the legal action written ``text`` (ValueError if it is not legal)."""
+        cdef SoloAction a
+        if self.s.winner >= 0:
+            raise ValueError("the round is over")
+        solo_parse(&self.s, seat, text, &a)
+        solo_apply(&self.s, seat, &a, &self.rng)
+
+    def to_move(self):
+        cdef int m = solo_to_move(&self.s)
+        return None if m < 0 else m
+
+    def is_over(self):
+        return solo_over(&self.s)
+
+    def points(self):
+        cdef double out[SOLO_MAX_SEATS]
+        cdef int i
+        if self.s.winner < 0:
+            raise ValueError("the round is not over")
+        solo_points(&self.s, out)
+        return [out[i] for i in range(self.s.n)]
+
+    def evaluate(self):
+        cdef double out[SOLO_MAX_SEATS]
+        cdef int i
+        solo_evaluate(&self.s, out)
+        return [out[i] for i in range(self.s.n)]
+
+    def copy(self):
+        cdef SoloMirror m = SoloMirror.__new__(SoloMirror)
+        m.s = self.s
+        m.rng = self.rng
+        m.config = dict(self.config)
+        m.seed = self.seed
+        m.round_no = self.round_no
+        return m
+
+    def rollout(self, unsigned long long seed, int max_steps=100000):
+        """Play on (in place) with solo_rollout_step until the round ends or max_steps;
+        the number of steps taken."""
+        cdef Rng rng
+        cdef int steps = 0
+        rng_seed(&rng, seed)
+        with nogil:
+            while self.s.winner < 0 and steps < max_steps:
+                solo_rollout_step(&self.s, &rng)
+                steps += 1
+        return steps
+
+    def rollout_checked(self, unsigned long long seed, int max_steps=100000):
+        """rollout(), but checking that every policy move is in solo_legal (tests)."""
+        cdef Rng rng
+        cdef SoloAction a
+        cdef int steps = 0, seat, n, i
+        cdef unsigned long long key
+        cdef bint found
+        rng_seed(&rng, seed)
+        while self.s.winner < 0 and steps < max_steps:
+            seat = solo_rollout_pick(&self.s, &rng, &a)
+            n = solo_legal(&self.s, seat, solo_pybuf)
+            key = solo_key(&a)
+            found = False
+            for i in range(n):
+                if solo_key(&solo_pybuf[i]) == key:
+                    found = True
+                    break
+            if not found:
+                raise AssertionError(f"rollout move {solo_action_text(&a)!r} of seat {seat} is not legal")
+            solo_apply(&self.s, seat, &a, &rng)
+            steps += 1
+        return steps
+
+    def random_playout(self, unsigned long long seed):
+        """Play on (in place) to the end, the waiting seat choosing uniformly among its legal
+        actions other than catches and late calls (as bench/engine.py); the number of steps.
+        Stops after 1,000,000 steps (a position where no one can ever play again)."""
+        cdef Rng rng
+        cdef int steps = 0, seat, n, i, k
+        cdef SoloAction* buf = <SoloAction*>malloc(SOLO_MAX_ACTIONS * sizeof(SoloAction))
+        if buf == NULL:
+            raise MemoryError()
+        rng_seed(&rng, seed)
+        with nogil:
+            while self.s.winner < 0 and steps < 1000000:
+                seat = solo_to_move(&self.s)
+                n = solo_legal(&self.s, seat, buf)
+                k = 0
+                for i in range(n):
+                    if buf[i].kind != SOLO_A_CATCH and buf[i].kind != SOLO_A_CALL:
+                        if k != i:
+                            buf[k] = buf[i]
+                        k += 1
+                solo_apply(&self.s, seat, &buf[rng_below(&rng, k)], &rng)
+                steps += 1
+        free(buf)
+        return steps
+
+
+cdef class SoloInfoSet:
+    """What one seat knows (from engine State.observation(seat) and the config), to sample
+    full positions from. sample() leaves the seed empty, the round 0 and reshuffles 0."""
+
+    cdef SoloInfo info
+    cdef dict config
+
+    def __init__(self, dict observation, config):
+        cdef SoloState* s = &self.info.base
+        cdef int n, seat, h, f, total, slots
+        cdef int need[SOLO_NFACES]
+        cfg = _solo_config(config)
+        self.config = cfg.to_dict()
+        memset(&self.info, 0, sizeof(SoloInfo))
+        _solo_set_config(s, cfg)
+        o = observation
+        n = s.n
+        if int(o["players"]) != n:
+            raise ValueError("the observation and the config disagree on the players")
+        seat = _solo_seat(o["seat"], n)
+        self.info.seat = seat
+        sizes = o["hand_sizes"]
+        if len(sizes) != n:
+            raise ValueError("hand_sizes")
+        _solo_fill_hand(s, seat, o["hand"])
+        if s.hsize[seat] != sizes[seat]:
+            raise ValueError("the hand and hand_sizes disagree")
+        _solo_fill_pile(s.discard, &s.ndiscard, o["discard"])
+        if s.ndiscard == 0:
+            raise ValueError("the discard pile is empty")
+        self.info.draw_size = int(o["draw_size"])
+        drawn = o.get("drawn")
+        s.drawn = -1
+        if isinstance(drawn, str):
+            s.drawn = _solo_face(drawn)
+        elif drawn is True:
+            self.info.drawn_hidden = 1
+        _solo_set_public(s, o)
+        react = o.get("react")
+        if react is not None and not isinstance(react.get("gift", []), list):
+            self.info.gift_hidden = 1
+        # the cards this seat knows are in other hands
+        known = {int(k): v for k, v in (o.get("known") or {}).items()}
+        for h in range(n):
+            if h == seat:
+                continue
+            memset(need, 0, sizeof(need))
+            for t in known.get(h, []):
+                need[_solo_face(t)] += 1
+            if s.has_react and s.react_kind == SOLO_RK_GIFT and h == s.react_by and not self.info.gift_hidden:
+                for i in range(s.react_ngift):
+                    f = s.react_gift[i]
+                    if need[f] < sum(1 for g in range(s.react_ngift) if s.react_gift[g] == f):
+                        need[f] += 1
+            total = 0
+            for f in range(SOLO_NFACES):
+                s.cnt[h][f] = need[f]
+                total += need[f]
+            slots = int(sizes[h]) - total
+            if slots < 0:
+                raise ValueError(f"seat {h} is known to hold more cards than it has")
+            s.hsize[h] = sizes[h]
+            self.info.unknown[h] = slots
+        # the unseen cards: the deck less this hand, the discard pile and the known cards
+        total = 0
+        for f in range(SOLO_NFACES):
+            rank = solo_frank[f]
+            if rank == SOLO_RK_SWAP:
+                c = 1
+            elif rank == SOLO_RK_GIFT:
+                c = 1 if cfg.gifts else 0
+            elif rank == SOLO_RK_PROT:
+                c = 1 if cfg.protection else 0
+            elif rank >= SOLO_RK_WILD:
+                c = 4
+            else:
+                c = 2
+            for h in range(n):
+                c -= s.cnt[h][f]
+            for i in range(s.ndiscard):
+                if s.discard[i] == f:
+                    c -= 1
+            if c < 0:
+                raise ValueError(f"more {_SOLO_TEXT[f]} seen than the deck holds")
+            self.info.pool[f] = c
+            total += c
+        slots = self.info.draw_size
+        for h in range(n):
+            slots += self.info.unknown[h]
+        if total != slots:
+            raise ValueError(f"{total} unseen cards for {slots} unknown places")
+        solo_sync_held(s)
+
+    def sample(self, unsigned long long seed):
+        """One determinization, as a SoloMirror."""
+        cdef SoloMirror m = SoloMirror.__new__(SoloMirror)
+        cdef Rng rng
+        rng_seed(&rng, seed)
+        solo_determinize(&m.s, &self.info, &rng)
+        m.rng = rng
+        m.config = dict(self.config)
+        m.seed = ""
+        m.round_no = 0
+        return m

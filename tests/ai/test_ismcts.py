@@ -1,0 +1,85 @@
+"""The search itself: budgets, legality of its answers, determinism, out-of-turn roots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ai.bots import make_bot
+from ai.driver import play_match
+from engine.match import Match
+from engine.scout import Config as ScoutConfig
+from engine.solo import Config as SoloConfig
+
+search_module = pytest.importorskip("ai._search", reason="the compiled search is built by 'pip install .'")
+search = search_module.search
+
+CONFIGS = [SoloConfig.preset("classic", 4), SoloConfig.preset("anniversary", 5),
+           SoloConfig.preset("classic", 2), ScoutConfig(players=2), ScoutConfig(players=4),
+           ScoutConfig(players=5)]
+
+
+def positions(config: Any, count: int) -> list[tuple[Match, int]]:
+    """Mid-game positions reached by random play, with the seat the game waits for."""
+    out = []
+    for k in range(count):
+        seed = f"positions/{k}".encode()
+        match = Match(config, seed)
+        try:
+            bots = [make_bot("random", seed, s) for s in range(config.players)]
+            play_match(match, bots, max_actions=3 + 7 * k)
+        except RuntimeError:
+            pass
+        if not match.is_over():
+            seat = match.to_move()
+            assert seat is not None
+            out.append((match, seat))
+    return out
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.describe())
+def test_the_search_answers_a_legal_move_and_repeats_itself(config: Any) -> None:
+    for match, seat in positions(config, 6):
+        obs = match.observation(seat)
+        text, stats = search(config.game, obs, obs["config"], seat, iterations=300, seed=7)
+        assert text in {str(a) for a in match.legal_actions(seat)}
+        assert stats["iterations"] == 300
+        assert 1 <= stats["nodes"] <= 301
+        assert search(config.game, obs, obs["config"], seat, iterations=300, seed=7)[0] == text
+
+
+def test_a_seconds_budget_stops_the_search() -> None:
+    match, seat = positions(SoloConfig.preset("anniversary", 4), 2)[-1]
+    obs = match.observation(seat)
+    _, stats = search("solo", obs, obs["config"], seat, seconds=0.05, seed=1)
+    assert stats["iterations"] > 0 and stats["seconds"] < 1.0
+
+
+def test_a_budget_is_required() -> None:
+    match, seat = positions(ScoutConfig(players=3), 1)[0]
+    obs = match.observation(seat)
+    with pytest.raises(ValueError, match="budget"):
+        search("scout", obs, obs["config"], seat)
+
+
+def test_out_of_turn_root_may_wait_or_jump_in() -> None:
+    """At an open jump-in window the searcher's answer is a legal jump-in or None (wait)."""
+    from engine.solo import State
+
+    config = SoloConfig.preset("classic", 4)
+    snap = Match(config, b"jump").state.snapshot()
+    twin = snap["discard"][-1]
+    if twin not in snap["hands"][2]:  # move the twin of the top card to seat 2, in a swap
+        pile = next(p for p in [*snap["hands"], snap["draw"]] if twin in p)
+        give = snap["hands"][2][0]
+        pile[pile.index(twin)] = give
+        snap["hands"][2][0] = twin
+    match = Match(config, b"jump")
+    match.state = State.from_snapshot(snap)
+    assert match.to_move() != 2
+    jump_ins = {str(a) for a in match.legal_actions(2)}
+    assert jump_ins, "seat 2 holds the identical card"
+    obs = match.observation(2)
+    answers = {search("solo", obs, obs["config"], 2, iterations=400, seed=s, wait=True)[0] for s in range(4)}
+    assert answers <= jump_ins | {None}

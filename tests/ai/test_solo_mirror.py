@@ -1,0 +1,360 @@
+"""The C mirror of SOLO (ai/_solo.pxi, compiled into ai._search) against engine/solo.
+
+Seeded random rounds are played in the engine and in the mirror side by side. At every step
+both must agree on every seat's legal actions (as sets of texts), on the seat waited for,
+and, after the same (seat, action) is applied to both, on the whole snapshot except
+``known`` (the mirror does not keep it).
+
+Reshuffles: the engine reshuffles the discard pile with its SHA-256 stream, the mirror with
+its own RNG, so the cards drawn after a reshuffle differ. Before a step that makes the engine
+reshuffle (found by playing it on a copy), the test plays it on a copy of the mirror too and
+checks that the mirror's draw pile and hands hold the same multiset of cards as the engine's
+(and the same sizes, discard pile and count); then it loads the engine's reshuffled draw order
+into the mirror (the discard pile but its top, shuffled by the engine's stream, under the cards
+still to draw) and plays the step on it, so that both stay identical.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from ai._search import SoloInfoSet, SoloMirror
+
+from engine.shuffle import Stream
+from engine.solo import Config, State, new_round, parse_action
+from engine.solo.cards import deck
+
+# (edition, players, options, rounds, step cap per round)
+CASES: list[tuple[str, int, dict[str, Any], int, int]] = [
+    *[("classic", n, {}, 10, 5000) for n in range(2, 11)],
+    *[("anniversary", n, {}, 10, 5000) for n in range(2, 11)],
+    ("anniversary", 4, {"mixed_stacking": True}, 8, 5000),
+    ("anniversary", 3, {"self_jump_in": True}, 8, 5000),
+    ("anniversary", 5, {"false_catch_penalty": 0}, 8, 5000),
+    ("classic", 4, {"gifts": True, "protection": True}, 8, 5000),
+    ("classic", 6, {"mixed_stacking": True, "self_jump_in": True, "multiples": True}, 6, 5000),
+    ("anniversary", 4, {"call": "with_play", "scoring": "pool"}, 6, 5000),
+]
+
+
+def engine_snapshot(state: State) -> dict[str, Any]:
+    snap = state.snapshot()
+    del snap["known"]
+    return snap
+
+
+def pick(state: State, rng: random.Random) -> tuple[int, str]:
+    """Mostly the waiting seat's moves (no catches); sometimes anyone's anything; an uncalled
+    SOLO window (window mode) is often called late or caught."""
+    solo = state.solo_seat
+    if solo is not None and not state.solo_called and state.config.call == "window" and rng.random() < 0.3:
+        seat = rng.randrange(state.n)
+        return seat, "solo" if seat == solo else f"catch:{solo}"
+    if rng.random() < 0.1:
+        actors = state.actors()
+        seat = rng.choice(actors)
+        return seat, str(rng.choice(state.legal_actions(seat)))
+    seat = state.to_move()
+    assert seat is not None
+    legal = [str(a) for a in state.legal_actions(seat) if not str(a).startswith("catch:")]
+    return seat, rng.choice(legal)
+
+
+def check_same(mirror: SoloMirror, state: State, where: str) -> None:
+    for seat in range(state.n):
+        mine = sorted(mirror.legal(seat))
+        theirs = sorted(str(a) for a in state.legal_actions(seat))
+        assert mine == theirs, f"{where}: legal actions of seat {seat}"
+    assert mirror.to_move() == state.to_move(), where
+    assert mirror.is_over() == state.is_over(), where
+
+
+def cards_in_play(snap: dict[str, Any]) -> Counter[str]:
+    return Counter(c for pile in [*snap["hands"], snap["draw"]] for c in pile)
+
+
+def prepare_reshuffle(state: State, mirror: SoloMirror, seat: int, text: str,
+                      where: str) -> SoloMirror | None:
+    """If (seat, text) makes the engine reshuffle, check the mirror's own reshuffle and return
+    a mirror holding the engine's reshuffled draw order (None if the step reshuffles twice: the
+    caller then copies the engine's result); else the mirror unchanged."""
+    probe = State.from_snapshot(state.snapshot())
+    probe.apply(seat, parse_action(text))
+    if probe.reshuffles == state.reshuffles:
+        return mirror
+    alt = mirror.copy()
+    alt.apply(seat, text)
+    mine, theirs = alt.snapshot(), engine_snapshot(probe)
+    assert cards_in_play(mine) == cards_in_play(theirs), where
+    assert [len(h) for h in mine["hands"]] == [len(h) for h in theirs["hands"]], where
+    assert (mine["discard"], mine["reshuffles"], len(mine["draw"])) == (
+        theirs["discard"], theirs["reshuffles"], len(theirs["draw"])), where
+    if probe.reshuffles - state.reshuffles > 1:
+        return None
+    label = f"solo/round/{state.round_no}/reshuffle/{state.reshuffles + 1}"
+    snap = mirror.snapshot()
+    snap["draw"] = [c.text for c in Stream(state.seed, label).shuffle(state.discard[:-1])] + snap["draw"]
+    snap["discard"] = snap["discard"][-1:]
+    snap["reshuffles"] += 1
+    return SoloMirror.from_snapshot(snap)
+
+
+def play_side_by_side(config: Config, seed: int, max_steps: int,
+                      visit: Any = None) -> tuple[int, bool]:
+    """One round in both; returns (steps, finished). ``visit(state, mirror)`` sees each position."""
+    rng = random.Random(seed)
+    state = new_round(config, f"mirror/{seed}".encode(), seed % config.players)
+    mirror = SoloMirror.from_snapshot(state.snapshot())
+    assert mirror.snapshot() == engine_snapshot(state)
+    steps = 0
+    game = f"Config.preset({config.edition!r}, {config.players}) {config.to_dict()} seed {seed}"
+    while not state.is_over() and steps < max_steps:
+        where = f"{game} step {steps}"
+        check_same(mirror, state, where)
+        if visit is not None:
+            visit(state, mirror)
+        seat, text = pick(state, rng)
+        prepared: SoloMirror | None = mirror
+        if len(state.draw) <= 2 + max(state.penalty, config.false_catch_penalty, 2):
+            prepared = prepare_reshuffle(state, mirror, seat, text, where)
+        state.apply(seat, parse_action(text))
+        if prepared is None:  # the new draw pile ran out in the same step: copy the engine
+            mirror = SoloMirror.from_snapshot(state.snapshot())
+        else:
+            mirror = prepared
+            mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"{where}: after {seat} {text}"
+        steps += 1
+    check_same(mirror, state, f"{game} end")
+    if state.is_over():
+        assert mirror.points() == [float(p) for p in state.round_scores()]
+        assert mirror.evaluate() == mirror.points()
+    return steps, state.is_over()
+
+
+@pytest.mark.parametrize(("edition", "players", "options", "rounds", "cap"), CASES,
+                         ids=[f"{e}-{n}p-{'-'.join(o) or 'preset'}" for e, n, o, _, _ in CASES])
+def test_mirror_follows_the_engine(edition: str, players: int, options: dict[str, Any],
+                                   rounds: int, cap: int) -> None:
+    config = Config.preset(edition, players, **options)
+    finished = 0
+    for seed in range(rounds):
+        _, over = play_side_by_side(config, 1000 * players + seed, cap)
+        finished += over
+    assert finished >= rounds // 2
+
+
+def test_snapshot_round_trips() -> None:
+    config = Config.preset("anniversary", 4)
+    state = new_round(config, b"rt", 0)
+    mirror = SoloMirror.from_snapshot(state.snapshot())
+    assert mirror.copy().snapshot() == mirror.snapshot() == engine_snapshot(state)
+    with pytest.raises(ValueError):
+        mirror.apply(state.to_move() or 0, "catch:9")
+
+
+# --- determinization, candidates, keys, rollouts -------------------------------------------
+def public(snap: dict[str, Any]) -> dict[str, Any]:
+    keys = ("discard", "turn", "direction", "colour", "penalty", "penalty_kind", "jump", "laid_by",
+            "solo", "winner")
+    return {k: snap[k] for k in keys}
+
+
+def check_sample(state: State, seat: int, seed: int) -> SoloMirror:
+    obs = state.observation(seat)
+    sample = SoloInfoSet(obs, state.config.to_dict()).sample(seed)
+    snap, real = sample.snapshot(), state.snapshot()
+    hands = snap["hands"]
+    assert hands[seat] == obs["hand"]
+    assert [len(h) for h in hands] == obs["hand_sizes"]
+    assert len(snap["draw"]) == obs["draw_size"]
+    assert public(snap) == public(real)
+    for holder, cards in obs["known"].items():
+        assert not Counter(cards) - Counter(hands[holder]), f"known cards of seat {holder}"
+    everything = Counter(c for pile in [*hands, snap["draw"], snap["discard"]] for c in pile)
+    assert everything == Counter(c.text for c in deck(state.config.gifts, state.config.protection))
+    react, real_react = snap["react"], real["react"]
+    if real_react is None:
+        assert react is None
+    else:
+        assert {k: v for k, v in react.items() if k != "gift"} == {
+            k: v for k, v in real_react.items() if k != "gift"}
+        assert len(react["gift"]) == len(real_react["gift"])
+        if seat in (real_react["by"], real_react["target"]):
+            assert react["gift"] == real_react["gift"]
+        assert not Counter(react["gift"]) - Counter(hands[react["by"]])
+    if real["drawn"] is None:
+        assert snap["drawn"] is None
+    else:
+        assert snap["drawn"] in hands[real["turn"]]
+        if seat == real["turn"]:
+            assert snap["drawn"] == real["drawn"]
+    # what this seat may do depends only on what it knows
+    assert sorted(sample.legal(seat)) == sorted(str(a) for a in state.legal_actions(seat))
+    return sample
+
+
+def check_candidates_and_keys(mirror: SoloMirror, seen: dict[int, str]) -> None:
+    waiting = mirror.to_move()
+    for seat in range(len(mirror.snapshot()["hands"])):
+        legal = mirror.legal(seat)
+        keys = mirror.legal_keys(seat)
+        assert len(set(keys)) == len(keys) == len(legal)
+        for key, text in zip(keys, legal, strict=True):
+            assert seen.setdefault(key, text) == text, f"key {key} names {seen[key]} and {text}"
+        present = set(legal)
+        expected = [a for a in legal if not a.startswith("catch:") and a != "solo"
+                    and (a.endswith("!") or a + "!" not in present)]
+        if seat != waiting:
+            expected = [a for a in expected if a not in ("draw", "keep", "decline")]
+        assert sorted(mirror.candidates(seat)) == sorted(expected)
+
+
+SAMPLE_CASES = [("anniversary", 4, {}), ("anniversary", 3, {}), ("anniversary", 7, {}),
+                ("classic", 5, {}), ("classic", 2, {}),
+                ("classic", 4, {"gifts": True, "protection": True, "multiples": True})]
+
+
+@pytest.mark.parametrize(("edition", "players", "options"), SAMPLE_CASES,
+                         ids=[f"{e}-{n}p-{'-'.join(o) or 'preset'}" for e, n, o in SAMPLE_CASES])
+def test_samples_candidates_keys_and_rollouts(edition: str, players: int, options: dict[str, Any]) -> None:
+    config = Config.preset(edition, players, **options)
+    seen: dict[int, str] = {}
+    counter = [0]
+
+    def visit(state: State, mirror: SoloMirror) -> None:
+        counter[0] += 1
+        k = counter[0]
+        check_candidates_and_keys(mirror, seen)
+        if k % 3 == 0:
+            seat = k % players
+            sample = check_sample(state, seat, k)
+            check_candidates_and_keys(sample, seen)
+            if k % 9 == 0:
+                assert sample.rollout_checked(k) < 100000 and sample.is_over()
+                assert sample.evaluate() == sample.points()
+        if k % 7 == 0:
+            ahead = mirror.copy()
+            assert ahead.rollout_checked(k) < 100000 and ahead.is_over()
+            assert len(mirror.evaluate()) == players
+
+    for seed in range(3):
+        play_side_by_side(config, 77 + seed, 600, visit)
+
+
+def test_rollouts_always_end() -> None:
+    for players in range(2, 11):
+        for edition in ("classic", "anniversary"):
+            config = Config.preset(edition, players)
+            for seed in range(10):
+                mirror = SoloMirror.from_snapshot(new_round(config, f"r{seed}".encode(), seed).snapshot())
+                steps = mirror.copy().rollout(seed)
+                assert 0 < steps < 100000
+                assert mirror.copy().random_playout(seed) > 0
+                ended = mirror.copy()
+                assert ended.rollout_checked(seed) == steps and ended.is_over()
+                points = ended.points()
+                assert ended.evaluate() == points and sorted(points).count(0.0) >= 1
+
+
+def test_samples_of_an_open_gift_window() -> None:
+    """The Gift's cards are seen by giver and target only; the others sample them."""
+    config = Config.preset("anniversary", 4)
+    hands = ["Rgift R3 G5 B7 Y9", "protR G1 G2", "B1 B2 wd4", "Y1 Y2"]
+    rest = Counter(c.text for c in deck(True, True)) - Counter(" ".join(hands).split()) - Counter(["R5"])
+    snap = {"game": "solo", "config": config.to_dict(), "seed": "00", "round": 0,
+            "hands": [h.split() for h in hands], "draw": sorted(rest.elements()), "discard": ["R5"],
+            "turn": 0}
+    state = State.from_snapshot(snap)
+    state.apply(0, parse_action("Rgift:1:B7,Y9"))
+    assert state.react is not None and state.react.pending == [1]
+    for seat in range(4):
+        for seed in range(20):
+            sample = check_sample(state, seat, seed)
+            check_candidates_and_keys(sample, {})
+            assert sample.copy().rollout_checked(seed) < 100000
+    assert check_sample(state, 1, 0).snapshot()["react"]["gift"] == ["B7", "Y9"]
+    gifts = {tuple(check_sample(state, 2, seed).snapshot()["react"]["gift"]) for seed in range(20)}
+    assert len(gifts) > 1
+
+
+def test_the_largest_action_list() -> None:
+    """One hand of all but 10 cards after a Pass hands: about 74,000 legal actions."""
+    config = Config.preset("anniversary", 10)
+    others = ["Rd2", "Gd2", "Bd2", "Yd2", "Rskip", "Gskip", "Bskip", "Yskip", "Rrev"]
+    hand = Counter(c.text for c in deck(True, True)) - Counter([*others, "pass"])
+    snap = {"game": "solo", "config": config.to_dict(), "seed": "00", "round": 0,
+            "hands": [sorted(hand.elements()), *[[c] for c in others]], "draw": [], "discard": ["pass"],
+            "turn": 0, "colour": None}
+    state = State.from_snapshot(snap)
+    mirror = SoloMirror.from_snapshot(snap)
+    legal = mirror.legal(0)
+    assert len(legal) > 70000
+    assert sorted(legal) == sorted(str(a) for a in state.legal_actions(0))
+    assert len(set(mirror.legal_keys(0))) == len(legal)
+
+
+def odd_position(rng: random.Random) -> dict[str, Any]:
+    """A random position with small hands made of runs of one number, identical pairs,
+    Gifts and Protections: where SOLO calls, multiples and windows are decided."""
+    edition = rng.choice(["classic", "anniversary"])
+    options = rng.choice([{}, {}, {"multiples": True, "gifts": True, "protection": True},
+                          {"mixed_stacking": True}, {"self_jump_in": True}])
+    config = Config.preset(edition, rng.randint(2, 6), **options)
+    pool = [c.text for c in deck(config.gifts, config.protection)]
+    rng.shuffle(pool)
+
+    def take(match: Any, count: int = 1) -> list[str]:
+        found = [c for c in pool if match(c)][:count]
+        for c in found:
+            pool.remove(c)
+        return found
+
+    hands: list[list[str]] = []
+    for _ in range(config.players):
+        hand: list[str] = []
+        for _ in range(rng.randint(1, 3)):
+            part = rng.choice(["number", "number", "pair", "gift", "prot", "any"])
+            if part == "number":
+                number = str(rng.randint(1, 9))
+                hand += take(lambda c, v=number: c[1:] == v, rng.randint(1, 4))
+            elif part == "pair":
+                face = rng.choice(pool)
+                hand += take(lambda c, f=face: c == f, 2)
+            elif part in ("gift", "prot"):
+                hand += take(lambda c, p=part: p in c)
+            else:
+                hand += take(lambda c: True, rng.randint(1, 2))
+        hands.append(hand or take(lambda c: True))
+    top = take(lambda c: not c.startswith(("wild", "wd4", "pass", "prot")))[0]
+    snap: dict[str, Any] = {"game": "solo", "config": config.to_dict(), "seed": "00", "round": 0,
+                            "hands": hands, "draw": pool, "discard": [top],
+                            "turn": rng.randrange(config.players), "jump": rng.random() < 0.5,
+                            "laid_by": rng.randrange(config.players)}
+    if rng.random() < 0.3:
+        snap["colour"] = None
+    elif top.endswith("d2") and rng.random() < 0.5:
+        snap.update(penalty=2, penalty_kind="d2")
+    return snap
+
+
+def test_odd_positions_and_every_move_from_them() -> None:
+    rng = random.Random(5)
+    for _ in range(600):
+        snap = odd_position(rng)
+        state = State.from_snapshot(snap)
+        mirror = SoloMirror.from_snapshot(snap)
+        assert mirror.snapshot() == engine_snapshot(state)
+        check_same(mirror, state, str(snap))
+        for seat in range(state.n):
+            for action in state.legal_actions(seat):
+                after = State.from_snapshot(snap)
+                after.apply(seat, action)
+                mine = mirror.copy()
+                mine.apply(seat, str(action))
+                assert mine.snapshot() == engine_snapshot(after), f"{snap} {seat} {action}"
+                check_same(mine, after, f"{snap} {seat} {action}")
+        assert mirror.copy().rollout_checked(len(snap["draw"])) < 100000
