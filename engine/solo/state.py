@@ -348,6 +348,8 @@ class State:
         if protecting and react is not None and react.kind != "skip":
             self._protect(seat, top, react, events)
             return
+        if protecting:
+            events.append(Event("protect", seat, "is protected from the Skip"))
         self.react = None
         self._effect(seat, play, events)
 
@@ -455,7 +457,10 @@ class State:
             if not self.hands[by]:
                 self._win(by, events)
         else:
-            self._pass(by, [s for s in self._order_from(by) if s not in react.protected])
+            ring = [s for s in self._order_from(by) if s not in react.protected]
+            self._pass(by, ring)
+            if len(ring) >= 2:
+                events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)"))
             self.turn = self.next_seat(by)
 
     def _swap(self, a: int, b: int) -> None:

@@ -407,7 +407,7 @@ def test_protection_against_a_skip_is_the_targets_play() -> None:
     state = position("anniversary", ["Rskip G1 G2", "protG R1 R2", "R3 G4", "R4 G5"])
     act(state, 0, "Rskip")
     events = state.apply(1, parse_action("protG"))
-    assert [(e.kind, e.seat) for e in events] == [("play", 1)]
+    assert [(e.kind, e.seat) for e in events] == [("play", 1), ("protect", 1)]
     assert (state.react, top(state), state.colour, state.turn) == (None, "protG", "G", 2)
     assert hand(state, 1) == cards("R1 R2")
     assert moves(state, 2) == {"G4", "G4!", "draw"}  # the lightning colour binds
@@ -518,7 +518,7 @@ def test_pass_hands_opens_a_window_for_every_holder_the_protected_keep_their_han
     assert act(state, 3, "decline") == ["decline"]
     assert state.react is not None  # seat 2 still to answer; nothing has moved
     assert hand(state, 1) == ["G1"]
-    assert act(state, 2, "protR") == ["play", "protect"]
+    assert act(state, 2, "protR") == ["play", "protect", "pass"]
     # the others pass around seat 2: 0 -> 1 -> 3 -> 0
     assert [hand(state, s) for s in range(4)] == [
         cards("protG Y1"), cards("R1 R2"), cards("B1 B2"), ["G1"]]
@@ -530,7 +530,7 @@ def test_pass_hands_every_holder_declines() -> None:
     state = position("anniversary", ["pass R1 R2", "G1", "protR B1 B2", "protG Y1"])
     act(state, 0, "pass")
     act(state, 2, "decline")
-    assert act(state, 3, "decline") == ["decline"]
+    assert act(state, 3, "decline") == ["decline", "pass"]
     assert [hand(state, s) for s in range(4)] == [
         cards("protG Y1"), cards("R1 R2"), ["G1"], cards("protR B1 B2")]
     assert (state.react, state.colour, state.turn) == (None, None, 1)
