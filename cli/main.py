@@ -7,6 +7,8 @@ import sys
 import click
 
 from cli.match_cmd import match
+from cli.net_cmds import host, join, tables
+from cli.play_cmd import play
 from cli.replay_cmd import replay
 
 
@@ -17,6 +19,10 @@ def cli() -> None:
 
 cli.add_command(match)
 cli.add_command(replay)
+cli.add_command(tables)
+cli.add_command(host)
+cli.add_command(join)
+cli.add_command(play)
 
 
 def main(argv: list[str] | None = None) -> None:

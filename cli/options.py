@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -18,17 +19,64 @@ seed_option = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=
                            help="Master seed; one is chosen and printed when left out.")
 
 
-def make_config(game: str, players: int, edition: str | None) -> Any:
-    """The rule set named on the command line, or a click error saying what is wrong."""
+def make_config(game: str, players: int, edition: str | None, **options: Any) -> Any:
+    """The rule set named on the command line, or a click error saying what is wrong.
+
+    ``options`` override SOLO options (``pool``, ``threshold``); None values are left out.
+    """
+    options = {k: v for k, v in options.items() if v is not None}
     try:
         if game == "solo":
             from engine.solo import Config as SoloConfig
 
-            return SoloConfig.preset(edition or "classic", players)
+            return SoloConfig.preset(edition or "classic", players, **options)
         if edition is not None:
             raise click.BadParameter("SCOUT has no editions", param_hint="--edition")
+        if options:
+            raise click.BadParameter("SCOUT has no such option", param_hint=f"--{sorted(options)[0]}")
         from engine.scout import Config as ScoutConfig
 
         return ScoutConfig(players=players)
     except ParseError as err:
         raise click.BadParameter(str(err), param_hint="--players") from None
+
+
+# --- the LAN commands (host, join, tables) -------------------------------------------------------
+home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=None,
+                           envvar="CARDTABLE_HOME", show_envvar=True,
+                           help="Config dir with the identity key and the table log "
+                                "[default: ~/.config/cardtable].")
+passphrase_option = click.option("--passphrase", default=None, envvar="CARDTABLE_PASSPHRASE",
+                                 show_envvar=True,
+                                 help="Table passphrase: only peers that know it hear and talk to the table.")
+auto_option = click.option("--auto", metavar="BOT", default=None,
+                           help="Let this bot play your seat, headless (random, heuristic, ismcts:fast...).")
+port_option = click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+                           help="UDP port of this peer (0: any free port).")
+seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=2.5, show_default=True,
+                              help="How long to listen for table beacons.")
+discovery_port_option = click.option("--discovery-port", type=click.IntRange(1, 65535), default=47474,
+                                     show_default=True, envvar="CARDTABLE_DISCOVERY_PORT", show_envvar=True,
+                                     help="UDP port where beacons are sent and heard.")
+broadcast_option = click.option("--broadcast", metavar="ADDR", multiple=True, envvar="CARDTABLE_BROADCAST",
+                                show_envvar=True,
+                                help="Send beacons only to this broadcast address (repeatable) [default: "
+                                     "every interface's, and 127.255.255.255].")
+takeover_option = click.option("--takeover", type=click.FloatRange(0.5, 3600), default=30.0,
+                               show_default=True,
+                               help="Seconds of silence after which the sequencer lets a bot play a seat.")
+linger_option = click.option("--linger", type=click.FloatRange(0, 600), default=3.0, show_default=True,
+                             help="Seconds to stay after the match ends, so every peer learns the end.")
+fresh_option = click.option("--fresh", is_flag=True,
+                            help="Do not resume the unfinished table kept in --home: archive it, start anew.")
+verbose_option = click.option("--verbose", "-v", is_flag=True, help="Print every log entry applied (stderr).")
+
+
+# --- the terminal client (play, and host/join without --auto) ------------------------------------
+plain_option = click.option("--plain", is_flag=True,
+                            help="Line mode instead of the full-screen table: type actions in the text "
+                                 "notation (R7, wild:B, show:2-4 ...), read events line by line.")
+turn_clock_option = click.option("--turn-clock", type=click.FloatRange(1, 3600), default=None,
+                                 metavar="SECONDS",
+                                 help="Seconds you have for each move; when they run out, a computer player "
+                                      "(heuristic) makes the move for you.")

@@ -1,0 +1,481 @@
+"""``cardtable tables``, ``host`` and ``join``: tables on the LAN, with no server.
+
+Data goes to stdout (the table list; ``digest: <hex>`` when a headless match ends), and
+everything said to people goes to stderr. With ``--auto BOT`` a seat is played headless by a
+bot; without it, the terminal client (``cli/play_cmd.py``: the Textual table, or ``--plain``
+line mode) plays it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ai.bots import parse_bot_spec
+from cli.options import (
+    auto_option,
+    broadcast_option,
+    discovery_port_option,
+    edition_option,
+    fresh_option,
+    game_argument,
+    home_option,
+    linger_option,
+    make_config,
+    passphrase_option,
+    plain_option,
+    players_option,
+    port_option,
+    seconds_option,
+    takeover_option,
+    turn_clock_option,
+    verbose_option,
+)
+from engine.errors import ParseError
+
+JOIN_WAIT = 15.0
+"""Seconds a joiner waits for its join to be committed before giving up."""
+
+TABLES_EXAMPLES = """
+\b
+Examples:
+  cardtable tables
+  cardtable tables --seconds 5 --json
+"""
+
+HOST_EXAMPLES = """
+\b
+Examples:
+  cardtable host solo --name kitchen --players 4 --cpu 2   (you play in the terminal table)
+  cardtable host solo --name kitchen --players 4 --cpu 2 --auto heuristic
+  cardtable host scout --name attic --players 3 --passphrase hunter2 --auto random
+  cardtable host solo --name quick --players 4 --pool 40 --auto random   (a short match)
+"""
+
+JOIN_EXAMPLES = """
+\b
+Examples:
+  cardtable join kitchen --plain                (you play in line mode)
+  cardtable join --auto random                  (the only table heard)
+  cardtable join kitchen --name bea --auto heuristic
+  cardtable join 3f9a --auto random             (a table id prefix)
+  cardtable join 192.168.1.20:40123 --auto random
+  cardtable join 3f9a0c...e1@192.168.1.20:40123 --auto random   (no broadcast needed)
+"""
+
+
+# --- tables ---------------------------------------------------------------------------------------
+
+
+@click.command(epilog=TABLES_EXAMPLES)
+@seconds_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array on stdout.")
+@passphrase_option
+@discovery_port_option
+def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port: int) -> None:
+    """List the tables heard on the LAN (listens for their beacons, then exits)."""
+    heard = asyncio.run(_listen(discovery_port, passphrase, seconds))
+    if as_json:
+        click.echo(json.dumps([t.to_json() for t in heard], sort_keys=True))
+        return
+    if not heard:
+        click.echo(f"no tables heard in {seconds:g} s", err=True)
+        return
+    click.echo(_table_list(heard))
+
+
+async def _listen(port: int, passphrase: str | None, seconds: float,
+                  until: Callable[[Any], bool] | None = None) -> list[Any]:
+    from p2p.node import DiscoveryListener
+
+    try:
+        listener = await DiscoveryListener.open(port, passphrase)
+    except OSError as err:
+        raise click.ClickException(f"cannot listen on UDP port {port}: {err.strerror}") from None
+    try:
+        await listener.listen(seconds, None if until is None else lambda: until(listener.discovery))
+        return listener.discovery.tables(listener.clock())
+    finally:
+        listener.close()
+
+
+def _table_list(heard: list[Any]) -> str:
+    rows = [("id", "name", "game", "edition", "seats", "free", "phase", "host", "address")]
+    for t in heard:
+        rows.append((t.short_id, t.name, t.game, t.edition, f"{t.taken}/{t.total}", str(t.free), t.phase,
+                     t.host, f"{t.addr[0]}:{t.addr[1]}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+                     for row in rows)
+
+
+# --- host -----------------------------------------------------------------------------------------
+
+
+@click.command(epilog=HOST_EXAMPLES)
+@game_argument
+@click.option("--name", required=True, help="Your name, also the table's name (up to 32 characters).")
+@players_option
+@edition_option
+@click.option("--cpu", type=click.IntRange(0, 9), default=0, show_default=True,
+              help="Seats for computer players (the others wait for people).")
+@click.option("--bots", default="heuristic", show_default=True, metavar="BOT",
+              help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
+@click.option("--pool", type=click.IntRange(1, 10_000), default=None,
+              help="SOLO pool scoring (classic): the starting pool; a small pool is a short match.")
+@click.option("--threshold", type=click.IntRange(1, 10_000), default=None,
+              help="SOLO penalty scoring (anniversary): the total that ends the match.")
+@passphrase_option
+@port_option
+@auto_option
+@home_option
+@fresh_option
+@takeover_option
+@linger_option
+@discovery_port_option
+@broadcast_option
+@verbose_option
+@plain_option
+@turn_clock_option
+def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
+         threshold: int | None, passphrase: str | None, port: int, auto: str | None, home: Path | None,
+         fresh: bool, takeover: float, linger: float, discovery_port: int, broadcast: tuple[str, ...],
+         verbose: bool, plain: bool, turn_clock: float | None) -> None:
+    """Open a table for GAME (solo or scout) on the LAN and play it.
+
+    The table is announced by beacons; people join with 'cardtable join'. With --auto the
+    match is played headless and 'digest: <hex>' is printed on stdout when it is over. An
+    unfinished table kept in --home (after a crash) is resumed instead, unless --fresh.
+    """
+    _check_bot(bots, "--bots")
+    auto = _auto(auto)
+    _check_name(name)
+    config = make_config(game, players, edition, **_scoring(game, edition, pool, threshold))
+    if cpu >= players:
+        raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
+                                 param_hint="--cpu")
+    ctx = _Context(home, passphrase, auto, bots, takeover, linger, port, discovery_port, broadcast, verbose)
+    ctx.client = _client(auto, plain, turn_clock)
+    peer = ctx.resume_or_none(fresh, None)
+    if peer is None:
+        from p2p.peer import Peer
+
+        peer = Peer.host(ctx.identity, ctx.home.store(), config, name, cpu, now=time.monotonic(),
+                         seed=os.urandom(32), passphrase=passphrase, bots=bots, auto=auto,
+                         timeouts=ctx.timeouts())
+        table_id = peer.table_id.hex() if peer.table_id else "?"
+        people = players - cpu - 1
+
+        def intro(port: int) -> None:
+            _say(f"table {name!r} ({config.describe()}), id {table_id}, UDP port {port}")
+            _say(f"waiting for {people} more player{'s' if people != 1 else ''}: cardtable join {name}"
+                 if people else "no seats for others: the match starts now")
+
+        ctx.intro = intro
+    ctx.run(peer)
+
+
+def _scoring(game: str, edition: str | None, pool: int | None,
+             threshold: int | None) -> dict[str, int | None]:
+    if game != "solo" and (pool is not None or threshold is not None):
+        raise click.BadParameter("SCOUT has no scoring options", param_hint="--pool/--threshold")
+    anniversary = edition == "anniversary"
+    if pool is not None and anniversary:
+        raise click.BadParameter("the anniversary edition scores by penalty: use --threshold",
+                                 param_hint="--pool")
+    if threshold is not None and not anniversary:
+        raise click.BadParameter("the classic edition scores by pool: use --pool", param_hint="--threshold")
+    return {"pool": pool, "threshold": threshold}
+
+
+# --- join -----------------------------------------------------------------------------------------
+
+
+@click.command(epilog=JOIN_EXAMPLES)
+@click.argument("table", required=False)
+@click.option("--name", default=None, help="Your name at the table [default: your login name].")
+@passphrase_option
+@auto_option
+@seconds_option
+@port_option
+@home_option
+@fresh_option
+@takeover_option
+@linger_option
+@discovery_port_option
+@broadcast_option
+@verbose_option
+@plain_option
+@turn_clock_option
+def join(table: str | None, name: str | None, passphrase: str | None, auto: str | None, seconds: float,
+         port: int, home: Path | None, fresh: bool, takeover: float, linger: float, discovery_port: int,
+         broadcast: tuple[str, ...], verbose: bool, plain: bool, turn_clock: float | None) -> None:
+    """Take a seat at TABLE and play it.
+
+    TABLE is a table's name or id prefix as 'cardtable tables' shows them, HOST:PORT, or
+    ID@HOST:PORT (the full table id: needs no broadcast). Without TABLE, the only table heard
+    is joined. An unfinished table kept in --home (after a crash) is resumed instead, unless
+    --fresh.
+    """
+    auto = _auto(auto)
+    name = name or _login_name()
+    _check_name(name)
+    ctx = _Context(home, passphrase, auto, "heuristic", takeover, linger, port, discovery_port, broadcast,
+                   verbose)
+    ctx.client = _client(auto, plain, turn_clock)
+    peer = ctx.resume_or_none(fresh, table)
+    if peer is None:
+        table_id, contact, label = _find_table(table, discovery_port, passphrase, seconds)
+        from p2p.peer import Peer
+
+        peer = Peer.joiner(ctx.identity, ctx.home.store(), table_id, contact, name, now=time.monotonic(),
+                           seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts())
+        _say(f"joining {label} at {contact[0]}:{contact[1]} as {name!r}")
+    ctx.run(peer, joining=True)
+
+
+def _find_table(query: str | None, port: int, passphrase: str | None,
+                seconds: float) -> tuple[bytes, tuple[str, int], str]:
+    """(table id, contact address, label) of the table the user means, or a one-line error."""
+    from p2p.discovery import parse_hostport
+
+    if query and "@" in query:
+        id_text, _, where = query.partition("@")
+        addr = parse_hostport(where)
+        try:
+            table_id = bytes.fromhex(id_text)
+        except ValueError:
+            table_id = b""
+        if addr is None or len(table_id) != 16:
+            raise click.BadParameter("ID@HOST:PORT needs the full 32-digit table id and an address",
+                                     param_hint="TABLE")
+        return table_id, addr, f"table {table_id.hex()[:8]}"
+    addr = parse_hostport(query) if query else None
+
+    def found(disc: Any) -> bool:
+        if query is None:
+            return False  # listen the whole time: there may be more than one table
+        return bool(disc.at(addr) if addr else disc.find(query))
+
+    heard = asyncio.run(_listen(port, passphrase, seconds, found))
+    if query is None:
+        candidates = heard
+    else:
+        candidates = [t for t in heard if addr in (t.addr, *t._addrs)] if addr else _matching(heard, query)
+    if not candidates:
+        where = f"at {query}" if addr else repr(query) if query else "on the LAN"
+        hint = " (a passphrase table is heard only with its --passphrase)" if passphrase is None else ""
+        raise click.ClickException(f"no table heard {where} in {seconds:g} s{hint}")
+    if len(candidates) > 1:
+        click.echo(_table_list(candidates), err=True)
+        which = "tables match" if query else "tables heard"
+        raise click.UsageError(f"{len(candidates)} {which}: give TABLE (a name or an id prefix)")
+    t = candidates[0]
+    if t.phase != "lobby":  # only a member that lost its log gets in: the sequencer sends it all again
+        _say(f"table {t.name!r} ({t.short_id}) is {t.phase}: only a seat you already hold can be rejoined")
+    return t.table_id, t.addr, f"table {t.name!r} ({t.short_id})"
+
+
+def _matching(heard: list[Any], query: str) -> list[Any]:
+    by_name = [t for t in heard if t.name.lower() == query.strip().lower()]
+    return by_name or [t for t in heard if t.id_hex.startswith(query.strip().lower())]
+
+
+# --- running a peer -------------------------------------------------------------------------------
+
+
+class _Context:
+    """What host and join share: the config dir, the options, running the peer on a node."""
+
+    def __init__(self, home: Path | None, passphrase: str | None, auto: str | None, bots: str,
+                 takeover: float, linger: float, port: int, discovery_port: int, broadcast: tuple[str, ...],
+                 verbose: bool):
+        from p2p.node import Home
+
+        self.home = Home(home)
+        self.passphrase = passphrase
+        self.auto = auto
+        self.bots = bots
+        self.takeover = takeover
+        self.linger = linger
+        self.port = port
+        self.discovery_port = discovery_port
+        self.broadcast = [b for item in broadcast for b in item.split()]
+        self.verbose = verbose
+        self.intro: Callable[[int], None] | None = None
+        self.client: Callable[[Any, Any, float], Any] | None = None  # the terminal client (no --auto)
+        try:
+            self.identity = self.home.identity()
+        except (OSError, ValueError) as err:
+            raise click.ClickException(f"cannot use the identity key in {self.home.path}: {err}") from None
+
+    def timeouts(self) -> Any:
+        from p2p.peer import Timeouts
+
+        return Timeouts(takeover=self.takeover)
+
+    def resume_or_none(self, fresh: bool, query: str | None) -> Any:
+        """A peer resumed from the unfinished table in the config dir, or None to start anew."""
+        stored = self.home.stored(self.identity.key)
+        if stored is not None and stored.resumable and not fresh:
+            named = query is None or stored.table_id.hex().startswith(query.lower()) \
+                or stored.name.lower() == query.lower()
+            if not named:
+                raise click.ClickException(
+                    f"{self.home.path} holds the unfinished table {stored.name!r} "
+                    f"({stored.table_id.hex()[:8]}): resume it without TABLE, or give --fresh to start anew")
+            from p2p.peer import Peer
+
+            _say(f"resuming table {stored.name!r} ({stored.table_id.hex()[:8]}, {stored.phase}, "
+                 f"{stored.committed} entries) from {self.home.store_path}; --fresh starts anew")
+            return Peer.resume(self.identity, self.home.store(), now=time.monotonic(), seed=os.urandom(32),
+                               passphrase=self.passphrase, bots=self.bots, auto=self.auto,
+                               timeouts=self.timeouts())
+        if self.home.store_path.exists():
+            where = self.home.archive()
+            if where is not None:
+                _say(f"kept the previous table log as {where}")
+        return None
+
+    def run(self, peer: Any, joining: bool = False) -> None:
+        digest = asyncio.run(self._run(peer, joining))
+        if digest:  # None: the player left an interactive game before its end
+            click.echo(f"digest: {digest}")
+
+    async def _run(self, peer: Any, joining: bool) -> str | None:
+        from p2p.node import Node
+        from p2p.table import OVER
+
+        printer = _EventPrinter(peer, self.verbose)
+        node = Node(port=self.port, discovery_port=self.discovery_port, broadcast=self.broadcast or None,
+                    passphrase=self.passphrase, on_event=printer)
+        try:
+            await node.open()
+        except OSError as err:
+            raise click.ClickException(f"cannot open UDP port {self.port or 'any'}: {err.strerror}") from None
+        if node.discovery_error is not None:
+            _say(f"warning: cannot listen on the discovery port {self.discovery_port} "
+                 f"({node.discovery_error.strerror}); beacons are still sent")
+        try:
+            if self.intro is not None:
+                self.intro(node.port)
+            node.attach(peer)
+            if joining and peer.my_seat is None:
+                if not await node.wait_for(lambda: peer.my_seat is not None, JOIN_WAIT):
+                    raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: "
+                                               "the table is full, started or gone")
+            if self.client is not None:  # the terminal client plays the seat (cli/play_cmd.py)
+                return await self.client(node, peer, self.linger)  # type: ignore[no-any-return]
+            await node.wait_for(lambda: peer.table.phase == OVER or peer.left)
+            if peer.left:
+                raise click.ClickException("left the table")
+            # Stay a little: the others may not know yet that the last entry is committed, and
+            # a majority of the table must be there for them to learn it.
+            await asyncio.sleep(self.linger)
+            match = peer.table.match
+            assert match is not None
+            return str(match.digest())
+        finally:
+            await node.close()
+
+
+class _EventPrinter:
+    """Peer events in words, one line each on stderr."""
+
+    QUIET = {"applied", "dropped"}
+
+    def __init__(self, peer: Any, verbose: bool) -> None:
+        self.peer = peer
+        self.verbose = verbose
+
+    def __call__(self, event: Any) -> None:
+        kind, data = event.kind, event.data
+        if kind in self.QUIET and not self.verbose:
+            return
+        text = self.describe(kind, data)
+        if text:
+            _say(text)
+
+    def describe(self, kind: str, data: dict[str, Any]) -> str | None:
+        if kind == "applied":
+            ok = "" if data.get("ok") else f"  (refused: {data.get('reason')})"
+            return f"#{data.get('index')} seat {data.get('seat')}: {data.get('summary')}{ok}"
+        if kind == "dropped":
+            return f"dropped a datagram: {data.get('reason')}"
+        if kind == "seated":
+            return f"seated at seat {data.get('seat')}"
+        if kind == "started":
+            return f"the match starts (seed {str(data.get('seed'))[:16]}...)"
+        if kind == "round_end":
+            return str(data.get("text"))
+        if kind == "match_over":
+            return f"match over: totals {data.get('totals')}, won by seat(s) {data.get('winners')}"
+        if kind == "sequencer":
+            who = "this peer" if data.get("key") == self.peer.key.hex() else str(data.get("key"))[:8]
+            return f"sequencer: {who} (term {data.get('term')})"
+        if kind in ("takeover", "return", "forfeit"):
+            words = {"takeover": "is played by a bot until its owner is back",
+                     "return": "is back with its owner",
+                     "forfeit": "goes to a computer player (no seed share)"}
+            return f"seat {data.get('seat')} {words[kind]}"
+        if kind == "refused":
+            return f"refused: {data.get('kind')}: {data.get('reason')}"
+        if kind == "resumed":
+            return f"resumed at entry {data.get('commit')}"
+        if kind == "left":
+            return "left the table"
+        return f"{kind}: {data}"
+
+
+# --- small helpers --------------------------------------------------------------------------------
+
+
+def _auto(auto: str | None) -> str | None:
+    """The bot for --auto; None: the terminal client plays the seat."""
+    if auto is None:
+        return None
+    _check_bot(auto, "--auto")
+    return auto
+
+
+def _client(auto: str | None, plain: bool,
+            turn_clock: float | None) -> Callable[[Any, Any, float], Any] | None:
+    """The terminal client for a seat without --auto (the Textual table, or --plain line mode)."""
+    if auto is not None:
+        return None
+    from cli.play_cmd import net_client
+
+    return net_client(plain, turn_clock)
+
+
+def _check_bot(spec: str, hint: str) -> None:
+    try:
+        parse_bot_spec(spec)
+    except ParseError as err:
+        raise click.BadParameter(str(err), param_hint=hint) from None
+
+
+def _check_name(name: str) -> None:
+    from p2p.wire import MAX_NAME
+
+    if not name.strip() or len(name) > MAX_NAME:
+        raise click.BadParameter(f"give 1 to {MAX_NAME} characters", param_hint="--name")
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()[:32] or "player"
+    except (OSError, KeyError):
+        return "player"
+
+
+def _say(text: str) -> None:
+    click.echo(f"cardtable: {text}", err=True)

@@ -1,0 +1,358 @@
+"""LAN discovery: beacons, the list of tables heard, and where to broadcast (sans-I/O).
+
+A table's sequencer broadcasts a ``BEACON`` (message type 1, docs/protocol.md section 2)
+about once a second to the well-known discovery port on every interface's broadcast address
+and on ``127.255.255.255`` (peers on one host). ``Discovery`` turns the beacons it is given
+into a list of tables, forgets a table it has not heard from for ``ttl`` seconds, and finds
+a table by name, id prefix or address. It never touches a socket or a clock: the
+caller passes every datagram and the time (``time.monotonic()``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import shutil
+import socket
+import struct
+import subprocess
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2p import wire
+
+DISCOVERY_PORT = 47474
+"""The well-known UDP port every peer listens on for beacons (shared with SO_REUSEPORT)."""
+LOOPBACK_BROADCAST = "127.255.255.255"
+LIMITED_BROADCAST = "255.255.255.255"
+BEACON_TTL = 4.0
+"""Seconds a table stays listed after its last beacon (beacons come about once a second)."""
+
+Addr = tuple[str, int]
+
+
+class BeaconError(ValueError):
+    """A datagram that is not a valid beacon (the reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Beacon:
+    """What a table says about itself: the fields of a BEACON message (``p2p.wire.Beacon``).
+
+    ``key`` is the sequencer's public key (the beacon is signed with it), ``port`` its unicast
+    port (0: the port the beacon came from), ``phase`` the table's phase (lobby, seeding,
+    playing, over).
+    """
+
+    table_id: bytes
+    key: bytes
+    term: int
+    name: str
+    config: dict[str, Any]
+    taken: int
+    total: int
+    port: int
+    phase: str
+
+    @property
+    def game(self) -> str:
+        game = self.config.get("game")
+        return game if isinstance(game, str) else "?"
+
+
+def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], passphrase: str | None = None) -> bytes:
+    """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``)."""
+    fields = [beacon.table_id, beacon.key, beacon.term, beacon.name, beacon.config, beacon.taken,
+              beacon.total, beacon.port, beacon.phase]
+    return wire.encode(wire.BEACON, fields, sign, wire.pass_key(passphrase))
+
+
+def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
+    """The beacon in ``data``, or ``BeaconError`` saying why it is not one (never another error).
+
+    The passphrase tag (if any) and the sequencer's signature are both checked.
+    """
+    return _decode(data, wire.pass_key(passphrase))
+
+
+def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
+    try:
+        packet = wire.decode(data, pass_key)
+    except wire.WireError as err:
+        raise BeaconError(err.reason) from None
+    msg = packet.msg
+    if not isinstance(msg, wire.Beacon):
+        raise BeaconError("not a beacon")
+    if not packet.authentic():
+        raise BeaconError("forged")
+    if msg.taken > msg.total:
+        raise BeaconError("malformed")
+    return Beacon(msg.table_id, msg.key, msg.term, msg.name, dict(msg.config), msg.taken, msg.total,
+                  msg.port, msg.phase)
+
+
+# --- the tables heard -------------------------------------------------------------------
+
+
+@dataclass
+class TableHeard:
+    """A table some beacon told us about, and when and from where we last heard it."""
+
+    table_id: bytes
+    name: str
+    config: dict[str, Any]
+    taken: int
+    total: int
+    host_key: bytes
+    term: int
+    phase: str
+    addr: Addr
+    first_heard: float
+    last_heard: float
+    beacons: int = 0
+    _addrs: dict[Addr, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def id_hex(self) -> str:
+        return self.table_id.hex()
+
+    @property
+    def short_id(self) -> str:
+        return self.table_id.hex()[:8]
+
+    @property
+    def game(self) -> str:
+        game = self.config.get("game")
+        return game if isinstance(game, str) else "?"
+
+    @property
+    def edition(self) -> str:
+        """The SOLO edition, or ``-`` for a game without editions."""
+        edition = self.config.get("edition")
+        return edition if isinstance(edition, str) else "-"
+
+    @property
+    def free(self) -> int:
+        return max(0, self.total - self.taken)
+
+    @property
+    def host(self) -> str:
+        """The sequencer's key, shortened (its fingerprint)."""
+        return self.host_key.hex()[:8]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table_id": self.id_hex, "name": self.name, "game": self.game, "edition": self.edition,
+                "config": self.config, "seats_taken": self.taken, "seats_total": self.total,
+                "seats_free": self.free, "phase": self.phase, "host_key": self.host_key.hex(),
+                "host": self.host, "term": self.term, "address": f"{self.addr[0]}:{self.addr[1]}"}
+
+
+class Discovery:
+    """The tables heard on the LAN, from the beacons given to ``receive``.
+
+    Beacons must carry a valid sequencer signature; with a passphrase only beacons tagged
+    with it are heard, without one tagged beacons are dropped (they cannot be checked).
+    Every dropped datagram is counted in ``dropped[reason]``.
+    """
+
+    def __init__(self, passphrase: str | None = None, ttl: float = BEACON_TTL) -> None:
+        self.pass_key = wire.pass_key(passphrase)
+        self.ttl = ttl
+        self.dropped: Counter[str] = Counter()
+        self._tables: dict[bytes, TableHeard] = {}
+
+    def receive(self, datagram: bytes, addr: Addr, now: float) -> TableHeard | None:
+        """Record the beacon in ``datagram`` sent from ``addr``; None (and a count) if it is not one."""
+        try:
+            beacon = _decode(datagram, self.pass_key)
+        except BeaconError as err:
+            self.dropped[str(err)] += 1
+            return None
+        return self.heard(beacon, addr, now)
+
+    def heard(self, beacon: Beacon, addr: Addr, now: float) -> TableHeard | None:
+        """Record a decoded beacon that came from ``addr``; None if an older term is speaking.
+
+        The table's address is the sender's IP and the beacon's port (its source port if the
+        beacon says 0). When two sequencers of one table are heard (the old one has not yet
+        noticed a failover), the one with the higher term wins.
+        """
+        contact = (addr[0], beacon.port or addr[1])
+        table = self._tables.get(beacon.table_id)
+        if table is not None and beacon.term < table.term and now - table.last_heard <= self.ttl:
+            self.dropped["old term"] += 1
+            return None
+        if table is None:
+            table = TableHeard(beacon.table_id, beacon.name, beacon.config, beacon.taken, beacon.total,
+                               beacon.key, beacon.term, beacon.phase, contact, now, now)
+            self._tables[beacon.table_id] = table
+        if beacon.key != table.host_key or beacon.term != table.term:
+            table._addrs.clear()  # another sequencer (a failover), or the same one restarted
+        table.name, table.config, table.phase = beacon.name, beacon.config, beacon.phase
+        table.taken, table.total = beacon.taken, beacon.total
+        table.host_key, table.term = beacon.key, beacon.term
+        table._addrs[contact] = now
+        table.last_heard = now
+        table.beacons += 1
+        # A host may be heard on several addresses (loopback and a LAN): prefer one other peers
+        # can reach too (not loopback), and the one heard first, so the address stays put.
+        live = [a for a, t in table._addrs.items() if now - t <= self.ttl]
+        table._addrs = {a: table._addrs[a] for a in live}
+        if table.addr not in table._addrs or _is_loopback(table.addr[0]):
+            table.addr = next((a for a in live if not _is_loopback(a[0])), live[0])
+        return table
+
+    def expire(self, now: float) -> list[TableHeard]:
+        """Forget the tables silent for more than ``ttl`` seconds; returns them."""
+        gone = [t for t in self._tables.values() if now - t.last_heard > self.ttl]
+        for table in gone:
+            del self._tables[table.table_id]
+        return gone
+
+    def tables(self, now: float | None = None) -> list[TableHeard]:
+        """The tables heard (still alive at ``now`` when given), by name then id."""
+        if now is not None:
+            self.expire(now)
+        return sorted(self._tables.values(), key=lambda t: (t.name.lower(), t.table_id))
+
+    def get(self, table_id: bytes) -> TableHeard | None:
+        return self._tables.get(table_id)
+
+    def find(self, query: str) -> list[TableHeard]:
+        """The tables ``query`` names: an exact name (any case), else an id prefix in hex."""
+        query = query.strip()
+        by_name = [t for t in self.tables() if t.name.lower() == query.lower()]
+        if by_name:
+            return by_name
+        prefix = query.lower()
+        if prefix and all(c in "0123456789abcdef" for c in prefix):
+            return [t for t in self.tables() if t.id_hex.startswith(prefix)]
+        return []
+
+    def at(self, addr: Addr) -> list[TableHeard]:
+        """The tables heard at ``addr`` (``HOST:PORT`` already resolved)."""
+        return [t for t in self.tables() if addr == t.addr or addr in t._addrs]
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.IPv4Address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_hostport(text: str) -> Addr | None:
+    """``HOST:PORT`` (an IPv4 address or a host name) → (ip, port); None if ``text`` is not one."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    try:
+        return str(ipaddress.IPv4Address(host)), int(port)
+    except ValueError:
+        pass
+    try:
+        return socket.gethostbyname(host), int(port)
+    except (OSError, UnicodeError):
+        return None
+
+
+# --- where to broadcast -------------------------------------------------------------------
+
+
+def broadcast_addresses() -> list[str]:
+    """The IPv4 broadcast address of every interface that is up, then ``127.255.255.255``.
+
+    Read from ``ip -j addr`` when the ``ip`` command is there, else from the kernel with the
+    SIOCGIFBRDADDR ioctl; ``255.255.255.255`` when neither finds any.
+    """
+    found = _from_ip_command()
+    if found is None:
+        found = _from_ioctl()
+    if not found:
+        found = [LIMITED_BROADCAST]
+    return _unique(found + [LOOPBACK_BROADCAST])
+
+
+def parse_ip_json(text: str) -> list[str]:
+    """The broadcast addresses in ``ip -j addr`` output (interfaces up, loopback left out).
+
+    An address without a ``broadcast`` field gets the top of its subnet (but not /31 or /32).
+    """
+    try:
+        links = json.loads(text)
+    except ValueError:
+        return []
+    out: list[str] = []
+    if not isinstance(links, list):
+        return out
+    for link in links:
+        if not isinstance(link, dict):
+            continue
+        flags = link.get("flags") or []
+        if "UP" not in flags or "LOOPBACK" in flags:
+            continue
+        for info in link.get("addr_info") or []:
+            if not isinstance(info, dict) or info.get("family") != "inet":
+                continue
+            brd = info.get("broadcast")
+            if not brd:
+                try:
+                    net = ipaddress.IPv4Interface(f"{info.get('local')}/{info.get('prefixlen')}").network
+                except ValueError:
+                    continue
+                if net.prefixlen >= 31:
+                    continue
+                brd = str(net.broadcast_address)
+            try:
+                address = ipaddress.IPv4Address(brd)
+            except ValueError:
+                continue
+            if not address.is_loopback:
+                out.append(str(address))
+    return _unique(out)
+
+
+def _from_ip_command() -> list[str] | None:
+    ip = shutil.which("ip") or next((p for p in ("/usr/sbin/ip", "/sbin/ip") if shutil.which(p)), None)
+    if ip is None:
+        return None
+    try:
+        done = subprocess.run([ip, "-j", "-4", "addr", "show"], capture_output=True, text=True, timeout=2,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return parse_ip_json(done.stdout)
+
+
+def _from_ioctl() -> list[str]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux
+        return []
+    siocgifflags, siocgifbrdaddr = 0x8913, 0x8919
+    iff_up, iff_broadcast, iff_loopback = 0x1, 0x2, 0x8
+    out: list[str] = []
+    try:
+        names = [name for _, name in socket.if_nameindex()]
+    except OSError:
+        return out
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for name in names:
+            request = struct.pack("256s", name.encode()[:15])
+            try:
+                flags = struct.unpack_from("H", fcntl.ioctl(sock.fileno(), siocgifflags, request), 16)[0]
+                if not flags & iff_up or not flags & iff_broadcast or flags & iff_loopback:
+                    continue
+                reply = fcntl.ioctl(sock.fileno(), siocgifbrdaddr, request)
+            except OSError:
+                continue
+            out.append(socket.inet_ntoa(reply[20:24]))
+    return _unique(out)
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,342 @@
+"""The table state machine: committed log entries in, the table (lobby, seed, match) out.
+
+Deterministic and free of I/O: every peer that applies the same entries in the same order
+gets the same table. An entry that breaks a rule is refused by every peer alike and
+changes nothing (its ``(author, incarnation, seq)`` still counts as used). ``Roster`` is the
+part the ordering layer also needs over not-yet-committed entries: who is a member.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import IllegalAction, ParseError
+from engine.game import Event
+from engine.games import config_from_dict
+from engine.match import Match
+from p2p.wire import Entry, WireError, check_payload
+
+HUMAN, BOT, CPU = "human", "bot", "cpu"
+LOBBY, SEEDING, PLAYING, OVER = "lobby", "seeding", "playing", "over"
+SEED_DOMAIN = b"cardtable/seed/"
+
+
+def commitment(table_id: bytes, author: bytes, nonce: bytes) -> bytes:
+    """The commitment to a seed nonce, bound to its table and author."""
+    return hashlib.sha256(table_id + author + nonce).digest()
+
+
+@dataclass
+class Seat:
+    """One seat. ``controller``: ``human`` (the owner plays), ``bot`` (taken over until the
+    owner returns) or ``cpu`` (a computer player for good: a CPU seat, or forfeited, or left).
+    ``owner`` is the seated peer's key (None for a free lobby seat or a ``cpu`` seat)."""
+
+    owner: bytes | None
+    name: str
+    controller: str = HUMAN
+
+
+@dataclass
+class Applied:
+    """What applying one entry did."""
+
+    index: int
+    author: bytes
+    seat: int | None
+    kind: str
+    ok: bool
+    reason: str
+    summary: str
+    events: list[Event] = field(default_factory=list)
+
+
+class Roster:
+    """Membership: the table id, the human seats and their owners, exactly-once bookkeeping.
+
+    A pure function of the entries fed to ``admit`` and ``member_change``; the peer keeps one
+    over its whole log (for Raft's majorities) and the table one over the committed log.
+    """
+
+    def __init__(self) -> None:
+        self.table_id: bytes | None = None
+        self.config: Any = None
+        self.name = ""
+        self.owners: list[bytes | None] = []  # one per human seat
+        self.members: dict[bytes, int] = {}  # key -> seat
+        self.open = False
+        self.last_seq: dict[tuple[bytes, int], int] = {}
+
+    def admit(self, entry: Entry) -> str:
+        """Why the entry may not be applied at all ("" if it may): table, exactly-once, shape."""
+        p = entry.decoded
+        if self.table_id is None:
+            if entry.index != 1 or p.kind != "create":
+                return "the table is not created yet"
+        elif p.table_id != self.table_id:
+            return "another table"
+        key = (p.author, p.incarnation)
+        if p.seq <= self.last_seq.get(key, 0):
+            return "duplicate"
+        self.last_seq[key] = p.seq
+        try:
+            check_payload(p.payload)
+        except WireError:
+            return "malformed payload"
+        return ""
+
+    def member_change(self, entry: Entry) -> tuple[str, int | None]:
+        """Apply a create, join or leave: (refusal reason or "", the seat concerned)."""
+        p = entry.decoded
+        if p.kind == "create":
+            return self._create(p.table_id, p.author, p.payload)
+        if p.kind == "join":
+            if not self.open:
+                return "the table is full or started", None
+            if p.author in self.members:
+                return "already seated", None
+            seat = self.owners.index(None)
+            self.owners[seat] = p.author
+            self.members[p.author] = seat
+            self.open = None in self.owners
+            return "", seat
+        if p.kind == "leave":
+            seat = self.members.pop(p.author, -1)
+            if seat < 0:
+                return "not seated here", None
+            if self.open:
+                self.owners[seat] = None
+            return "", seat
+        return "", None
+
+    def _create(self, table_id: bytes, author: bytes, payload: list[Any]) -> tuple[str, int | None]:
+        if self.table_id is not None:
+            return "the table exists already", None
+        try:
+            config = config_from_dict(dict(payload[2]))
+            humans = config.players - payload[3]
+        except Exception as err:  # noqa: BLE001 - any bad config is a refusal
+            return f"bad config: {err}", None
+        if humans < 1:
+            return "a table needs at least one human seat", None
+        self.table_id, self.config, self.name = table_id, config, payload[1]
+        self.owners = [author] + [None] * (humans - 1)
+        self.members = {author: 0}
+        self.open = humans > 1
+        return "", 0
+
+
+class TableState:
+    """The committed view of a table: seats, seed agreement, the match."""
+
+    def __init__(self) -> None:
+        self.roster = Roster()
+        self.phase = LOBBY
+        self.seats: list[Seat] = []
+        self.commits: dict[int, bytes] = {}
+        self.reveals: dict[int, bytes] = {}
+        self.stage = "commit"
+        self.seed: bytes | None = None
+        self.match: Match | None = None
+        self.applied = 0
+
+    # --- views -----------------------------------------------------------------------------------
+    @property
+    def table_id(self) -> bytes | None:
+        return self.roster.table_id
+
+    @property
+    def config(self) -> Any:
+        return self.roster.config
+
+    @property
+    def name(self) -> str:
+        return self.roster.name
+
+    def seat_of(self, key: bytes) -> int | None:
+        """The seat ``key`` owns (also while a bot plays it), or None."""
+        return next((s for s, seat in enumerate(self.seats) if seat.owner == key), None)
+
+    def members(self) -> list[bytes]:
+        return list(self.roster.members)
+
+    def seeding_seats(self) -> list[int]:
+        """The seats whose owners take part in the seed agreement."""
+        return [s for s, seat in enumerate(self.seats) if seat.controller == HUMAN and seat.owner is not None]
+
+    def missing(self) -> list[int]:
+        """Seeding seats whose commitment (commit stage) or reveal (reveal stage) is not in yet."""
+        done = self.commits if self.stage == "commit" else self.reveals
+        return [s for s in self.seeding_seats() if s not in done]
+
+    def bot_seats(self) -> list[int]:
+        """Seats the sequencer plays: computer seats and seats taken over."""
+        return [s for s, seat in enumerate(self.seats) if seat.controller != HUMAN]
+
+    # --- applying --------------------------------------------------------------------------------
+    def apply(self, entry: Entry) -> Applied:
+        """Apply the next committed entry; never raises."""
+        p = entry.decoded
+        self.applied = entry.index
+        seat = self.seat_of(p.author)
+        out = Applied(entry.index, p.author, seat, p.kind, False, "", _summary(p.payload))
+        reason = self.roster.admit(entry)
+        if not reason:
+            try:
+                reason = getattr(self, "_" + p.kind)(entry, p.payload, out.events)
+            except Exception as err:  # noqa: BLE001 - a safety net; every replica fails alike
+                reason = f"internal error: {type(err).__name__}: {err}"
+        out.ok, out.reason = not reason, reason
+        if out.seat is None:
+            out.seat = self.seat_of(p.author)
+        return out
+
+    def _create(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        reason, _ = self.roster.member_change(entry)
+        if reason:
+            return reason
+        humans = len(self.roster.owners)
+        self.seats = [Seat(entry.decoded.author if s == 0 else None, payload[1] if s == 0 else "")
+                      for s in range(humans)]
+        self.seats += [Seat(None, f"cpu {s}", CPU) for s in range(humans, self.config.players)]
+        self._close_lobby()
+        return ""
+
+    def _join(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        reason, seat = self.roster.member_change(entry)
+        if reason or seat is None:
+            return reason
+        self.seats[seat] = Seat(entry.decoded.author, payload[1])
+        self._close_lobby()
+        return ""
+
+    def _close_lobby(self) -> None:
+        if self.phase == LOBBY and not self.roster.open:
+            self.phase = SEEDING
+            self._advance_seeding()
+
+    def _leave(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        reason, seat = self.roster.member_change(entry)
+        if reason or seat is None:
+            return reason
+        if self.phase == LOBBY:
+            self.seats[seat] = Seat(None, "")
+            return ""
+        self._to_cpu(seat)
+        return ""
+
+    def _to_cpu(self, seat: int) -> None:
+        """A seat becomes a computer seat for good; in the seed agreement it drops out."""
+        old = self.seats[seat]
+        self.seats[seat] = Seat(None, f"{old.name} (cpu)", CPU)
+        if self.phase == SEEDING:
+            if seat not in self.reveals:
+                self.commits.pop(seat, None)
+            self._advance_seeding()
+
+    def _commit(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        seat = self._seeding_seat(entry, "commit")
+        if isinstance(seat, str):
+            return seat
+        if seat in self.commits:
+            return "already committed"
+        self.commits[seat] = payload[1]
+        self._advance_seeding()
+        return ""
+
+    def _reveal(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        seat = self._seeding_seat(entry, "reveal")
+        if isinstance(seat, str):
+            return seat
+        if seat in self.reveals:
+            return "already revealed"
+        assert self.table_id is not None
+        if commitment(self.table_id, entry.decoded.author, payload[1]) != self.commits.get(seat):
+            return "the nonce does not match the commitment"
+        self.reveals[seat] = payload[1]
+        self._advance_seeding()
+        return ""
+
+    def _seeding_seat(self, entry: Entry, stage: str) -> int | str:
+        if self.phase != SEEDING or self.stage != stage:
+            return f"not in the {stage} stage of the seed agreement"
+        seat = self.seat_of(entry.decoded.author)
+        if seat is None or seat not in self.seeding_seats():
+            return "no seat in the seed agreement"
+        return seat
+
+    def _forfeit(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        if entry.decoded.author != entry.sequencer:
+            return "only the sequencer forfeits a seat"
+        seat = payload[1]
+        if self.phase != SEEDING or seat not in self.missing():
+            return "that seat is not holding up the seed agreement"
+        events.append(Event("forfeit", seat, "forfeits the seat to a computer player"))
+        self._to_cpu(seat)
+        return ""
+
+    def _advance_seeding(self) -> None:
+        if self.phase != SEEDING:
+            return
+        if self.stage == "commit" and not self.missing():
+            self.stage = "reveal"
+        if self.stage == "reveal" and not self.missing():
+            assert self.table_id is not None
+            nonces = b"".join(self.reveals[s] for s in sorted(self.reveals))
+            self.seed = hashlib.sha256(SEED_DOMAIN + self.table_id + nonces).digest()
+            self.match = Match(self.config, self.seed)
+            self.phase = PLAYING
+
+    def _act(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        if self.phase != PLAYING or self.match is None:
+            return "no match is being played"
+        seat, text = payload[1], payload[2]
+        if seat >= len(self.seats):
+            return f"there is no seat {seat}"
+        author = entry.decoded.author
+        owner = self.seats[seat]
+        allowed = owner.owner == author if owner.controller == HUMAN else author == entry.sequencer
+        if not allowed:
+            return f"the author does not control seat {seat}"
+        try:
+            events += self.match.apply(seat, text)
+        except (IllegalAction, ParseError) as err:
+            return str(err) or type(err).__name__
+        if self.match.is_over():
+            self.phase = OVER
+        return ""
+
+    def _takeover(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        seat = payload[1]
+        if entry.decoded.author != entry.sequencer:
+            return "only the sequencer takes a seat over"
+        ok = (self.phase == PLAYING and seat < len(self.seats) and self.seats[seat].controller == HUMAN
+              and self.seats[seat].owner not in (None, entry.sequencer))
+        if not ok:
+            return "that seat cannot be taken over"
+        self.seats[seat].controller = BOT
+        return ""
+
+    def _return(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        seat = payload[1]
+        ok = (self.phase == PLAYING and seat < len(self.seats) and self.seats[seat].controller == BOT
+              and self.seats[seat].owner == entry.decoded.author)
+        if not ok:
+            return "that seat is not the author's to take back"
+        self.seats[seat].controller = HUMAN
+        return ""
+
+    def _noop(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        return "" if entry.decoded.author == entry.sequencer else "only a sequencer marks its term"
+
+
+def _summary(payload: list[Any]) -> str:
+    """A short readable form of a payload (no secrets: nonces and commitments are abbreviated)."""
+    kind = str(payload[0]) if payload else "?"
+    if kind in ("commit", "reveal"):
+        return kind
+    if kind == "create" and len(payload) > 2 and isinstance(payload[2], dict):
+        return f"create {payload[1]!s} ({payload[2].get('game')})"
+    return " ".join(str(x) for x in payload)[:80]

@@ -1,0 +1,458 @@
+"""The datagram codec: framing, the passphrase tag, msgpack bodies, every field checked.
+
+A datagram is ``b"CT"``, a version byte, a flags byte (bit 0: a passphrase tag follows the
+body), the msgpack body and, with a passphrase, a 16-byte keyed BLAKE2b tag over all that
+precedes it. Bodies are arrays whose first element is the message type. Every message but
+``PROPOSE`` is ``[type, inner, sig]``: ``inner`` is the packed field array and ``sig`` the
+sender's Ed25519 signature of ``MSG_DOMAIN + type + inner``; ``PROPOSE`` carries a proposal
+that its author signed. Decoding raises ``WireError`` (its ``reason`` names the drop
+counter) for anything malformed; it never verifies signatures itself: ``Packet.authentic``
+does, so that cheap checks can come first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from p2p.identity import verify
+
+MAGIC = b"CT"
+VERSION = 1
+FLAG_TAG = 1
+MAX_DATAGRAM = 1200
+TAG_BYTES = 16
+ID_BYTES = 16
+KEY_BYTES = 32
+SIG_BYTES = 64
+HASH_BYTES = 32
+MAX_NAME = 32
+MAX_ACTION = 64
+MAX_SEATS = 10
+MAX_INT = 2**63 - 1
+
+BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT = range(1, 9)
+
+MSG_DOMAIN = b"cardtable/msg/"
+PROPOSAL_DOMAIN = b"cardtable/proposal/"
+ENTRY_DOMAIN = b"cardtable/entry/"
+
+Addr = tuple[str, int]
+
+
+class WireError(ValueError):
+    """Input that is not a valid datagram; ``reason`` is the drop counter it goes to."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+# --- framing and the passphrase tag -------------------------------------------------------------
+def pass_key(passphrase: str | None) -> bytes | None:
+    """The tag key of a table passphrase (None: no passphrase)."""
+    if passphrase is None:
+        return None
+    return hashlib.blake2b(passphrase.encode("utf-8"), digest_size=32, person=b"cardtable-pass").digest()
+
+
+def _tag(key: bytes, data: bytes) -> bytes:
+    return hashlib.blake2b(data, key=key, digest_size=TAG_BYTES).digest()
+
+
+def frame(body: bytes, key: bytes | None) -> bytes:
+    """A datagram around ``body``, tagged when there is a passphrase key."""
+    data = MAGIC + bytes((VERSION, FLAG_TAG if key else 0)) + body
+    return data + _tag(key, data) if key else data
+
+
+def unframe(data: bytes, key: bytes | None) -> bytes:
+    """The body of a datagram, after the size, version and passphrase checks."""
+    if len(data) > MAX_DATAGRAM:
+        raise WireError("oversized")
+    if len(data) < 5 or data[:2] != MAGIC:
+        raise WireError("malformed")
+    if data[2] != VERSION:
+        raise WireError("version")
+    flags = data[3]
+    if flags & ~FLAG_TAG:
+        raise WireError("malformed")
+    tagged = bool(flags & FLAG_TAG)
+    if key is None:
+        if tagged:
+            raise WireError("passphrase")
+        return data[4:]
+    if not tagged or len(data) < 5 + TAG_BYTES:
+        raise WireError("passphrase")
+    if not hmac.compare_digest(_tag(key, data[:-TAG_BYTES]), data[-TAG_BYTES:]):
+        raise WireError("passphrase")
+    return data[4:-TAG_BYTES]
+
+
+# --- field checks -------------------------------------------------------------------------------
+def _bytes(value: Any, size: int) -> bytes:
+    if not isinstance(value, bytes) or len(value) != size:
+        raise WireError("malformed")
+    return value
+
+
+def _blob(value: Any) -> bytes:
+    if not isinstance(value, bytes) or len(value) > MAX_DATAGRAM:
+        raise WireError("malformed")
+    return value
+
+
+def _int(value: Any, lo: int = 0, hi: int = MAX_INT) -> int:
+    if type(value) is not int or not lo <= value <= hi:
+        raise WireError("malformed")
+    return value
+
+
+def _str(value: Any, limit: int) -> str:
+    if not isinstance(value, str) or len(value) > limit:
+        raise WireError("malformed")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise WireError("malformed")
+    return value
+
+
+def _list(value: Any, lo: int, hi: int) -> list[Any]:
+    if not isinstance(value, list) or not lo <= len(value) <= hi:
+        raise WireError("malformed")
+    return value
+
+
+def _config(value: Any) -> dict[str, Any]:
+    """A game config in plain form: a small map of names to ints, bools and short strings."""
+    if not isinstance(value, dict) or len(value) > 24:
+        raise WireError("malformed")
+    for k, v in value.items():
+        _str(k, 32)
+        number = type(v) in (int, bool) and -MAX_INT <= int(v) <= MAX_INT
+        if not (number or isinstance(v, str) and len(v) <= 32):
+            raise WireError("malformed")
+    return value
+
+
+def _unpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False, max_bin_len=MAX_DATAGRAM,
+                               max_str_len=MAX_DATAGRAM, max_array_len=MAX_DATAGRAM,
+                               max_map_len=64, max_ext_len=0)
+    except Exception:  # noqa: BLE001 - msgpack raises many kinds; all mean malformed
+        raise WireError("malformed") from None
+
+
+def pack(value: Any) -> bytes:
+    return bytes(msgpack.packb(value, use_bin_type=True))
+
+
+def _array(parts: list[bytes]) -> bytes:
+    """A msgpack array from already packed elements."""
+    n = len(parts)
+    if n < 16:
+        head = bytes((0x90 | n,))
+    elif n < 65536:
+        head = b"\xdc" + n.to_bytes(2, "big")
+    else:
+        head = b"\xdd" + n.to_bytes(4, "big")
+    return head + b"".join(parts)
+
+
+# --- proposals and entries ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What an author asks to append: ``[table id, author, incarnation, seq, payload]``."""
+
+    table_id: bytes
+    author: bytes
+    incarnation: int
+    seq: int
+    payload: list[Any]
+
+    def pack(self) -> bytes:
+        return pack([self.table_id, self.author, self.incarnation, self.seq, self.payload])
+
+    @property
+    def kind(self) -> str:
+        return str(self.payload[0])
+
+
+def decode_proposal(data: bytes) -> Proposal:
+    """A proposal's envelope (strict) and payload (an array starting with a kind string)."""
+    raw = _list(_unpack(data), 5, 5)
+    payload = _list(raw[4], 1, 8)
+    _str(payload[0], 16)
+    return Proposal(_bytes(raw[0], ID_BYTES), _bytes(raw[1], KEY_BYTES), _int(raw[2]), _int(raw[3], 1),
+                    payload)
+
+
+def _seat(value: Any) -> int:
+    return _int(value, 0, MAX_SEATS - 1)
+
+
+_PAYLOADS: dict[str, tuple[int, Any]] = {
+    "create": (4, lambda p: (_str(p[1], MAX_NAME), _config(p[2]), _int(p[3], 0, MAX_SEATS))),
+    "join": (2, lambda p: _str(p[1], MAX_NAME)),
+    "commit": (2, lambda p: _bytes(p[1], HASH_BYTES)),
+    "reveal": (2, lambda p: _bytes(p[1], HASH_BYTES)),
+    "act": (3, lambda p: (_seat(p[1]), _str(p[2], MAX_ACTION))),
+    "forfeit": (2, lambda p: _seat(p[1])),
+    "takeover": (2, lambda p: _seat(p[1])),
+    "return": (2, lambda p: _seat(p[1])),
+    "leave": (1, lambda p: None),
+    "noop": (1, lambda p: None),
+}
+
+
+def check_payload(payload: list[Any]) -> None:
+    """Raise ``WireError`` unless ``payload`` is one of the documented payloads."""
+    spec = _PAYLOADS.get(payload[0]) if payload and isinstance(payload[0], str) else None
+    if spec is None or len(payload) != spec[0]:
+        raise WireError("malformed")
+    spec[1](payload)
+
+
+def proposal_signed(proposal: bytes) -> bytes:
+    """The bytes an author signs for a proposal."""
+    return PROPOSAL_DOMAIN + proposal
+
+
+def entry_signed(table_id: bytes, term: int, index: int, proposal: bytes) -> bytes:
+    """The bytes a sequencer signs for a log entry."""
+    return ENTRY_DOMAIN + pack([table_id, term, index, hashlib.sha256(proposal).digest()])
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A log entry: ``[term, index, proposal, author sig, sequencer key, sequencer sig]``."""
+
+    term: int
+    index: int
+    proposal: bytes
+    author_sig: bytes
+    sequencer: bytes
+    seq_sig: bytes
+    decoded: Proposal
+
+    def pack(self) -> bytes:
+        return pack([self.term, self.index, self.proposal, self.author_sig, self.sequencer, self.seq_sig])
+
+    def authentic(self, table_id: bytes) -> bool:
+        """Both signatures hold and the proposal belongs to ``table_id``."""
+        return (self.decoded.table_id == table_id
+                and verify(self.decoded.author, proposal_signed(self.proposal), self.author_sig)
+                and verify(self.sequencer, entry_signed(table_id, self.term, self.index, self.proposal),
+                           self.seq_sig))
+
+
+def entry_from_list(raw: Any) -> Entry:
+    raw = _list(raw, 6, 6)
+    proposal = _blob(raw[2])
+    return Entry(_int(raw[0], 1), _int(raw[1], 1), proposal, _bytes(raw[3], SIG_BYTES),
+                 _bytes(raw[4], KEY_BYTES), _bytes(raw[5], SIG_BYTES), decode_proposal(proposal))
+
+
+def decode_entry(data: bytes) -> Entry:
+    """An entry from its packed form (as kept in a store)."""
+    return entry_from_list(_unpack(data))
+
+
+# --- messages -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Beacon:
+    table_id: bytes
+    key: bytes
+    term: int
+    name: str
+    config: dict[str, Any]
+    taken: int
+    total: int
+    port: int
+    phase: str
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    table_id: bytes
+    key: bytes
+    incarnation: int
+    name: str
+    proposal: bytes | None
+    proposal_sig: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class Propose:
+    table_id: bytes
+    proposal: bytes
+    sig: bytes
+    decoded: Proposal
+
+    @property
+    def key(self) -> bytes:
+        return self.decoded.author
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    table_id: bytes
+    key: bytes
+    term: int
+    prev_index: int
+    prev_term: int
+    commit: int
+    entries: tuple[Entry, ...]
+    addrs: tuple[tuple[bytes, str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendOk:
+    table_id: bytes
+    key: bytes
+    term: int
+    success: bool
+    match: int
+
+
+@dataclass(frozen=True, slots=True)
+class VoteAsk:
+    table_id: bytes
+    key: bytes
+    term: int
+    last_index: int
+    last_term: int
+
+
+@dataclass(frozen=True, slots=True)
+class Vote:
+    table_id: bytes
+    key: bytes
+    term: int
+    granted: bool
+    lost_store: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    table_id: bytes
+    key: bytes
+    term: int
+    leader: bytes
+    host: str
+    port: int
+
+
+Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect
+
+
+@dataclass(frozen=True, slots=True)
+class Packet:
+    """A decoded datagram: the message and what its signature covers."""
+
+    msg: Message
+    signed: bytes
+    sig: bytes
+
+    def authentic(self) -> bool:
+        return verify(self.msg.key, self.signed, self.sig)
+
+
+def _addr(raw: Any) -> tuple[bytes, str, int]:
+    raw = _list(raw, 3, 3)
+    return _bytes(raw[0], KEY_BYTES), _str(raw[1], 64), _int(raw[2], 0, 65535)
+
+
+def _opt(value: Any, check: Any) -> Any:
+    return None if value is None else check(value)
+
+
+def _fields(kind: int, f: list[Any]) -> Message:
+    tid, key = _bytes(f[0], ID_BYTES), _bytes(f[1], KEY_BYTES)
+    if kind == BEACON and len(f) == 9:
+        return Beacon(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _config(f[4]), _int(f[5], 0, MAX_SEATS),
+                      _int(f[6], 0, MAX_SEATS), _int(f[7], 0, 65535), _str(f[8], 8))
+    if kind == JOIN and len(f) == 6:
+        return Join(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _opt(f[4], _blob),
+                    _opt(f[5], lambda v: _bytes(v, SIG_BYTES)))
+    if kind == APPEND and len(f) == 8:
+        entries = tuple(entry_from_list(e) for e in _list(f[6], 0, 64))
+        addrs = tuple(_addr(a) for a in _list(f[7], 0, MAX_SEATS))
+        return Append(tid, key, _int(f[2]), _int(f[3]), _int(f[4]), _int(f[5]), entries, addrs)
+    if kind == APPEND_OK and len(f) == 5:
+        return AppendOk(tid, key, _int(f[2]), _bool(f[3]), _int(f[4]))
+    if kind == VOTE_ASK and len(f) == 5:
+        return VoteAsk(tid, key, _int(f[2]), _int(f[3]), _int(f[4]))
+    if kind == VOTE and len(f) == 5:
+        return Vote(tid, key, _int(f[2]), _bool(f[3]), _bool(f[4]))
+    if kind == REDIRECT and len(f) == 6:
+        return Redirect(tid, key, _int(f[2]), _bytes(f[3], KEY_BYTES), _str(f[4], 64), _int(f[5], 0, 65535))
+    raise WireError("malformed")
+
+
+def decode(data: bytes, key: bytes | None) -> Packet:
+    """A datagram's message; raises ``WireError`` (and nothing else) for anything not well formed."""
+    try:
+        return _decode(data, key)
+    except WireError:
+        raise
+    except Exception:  # noqa: BLE001 - a safety net: bad input must never escape as another error
+        raise WireError("malformed") from None
+
+
+def _decode(data: bytes, key: bytes | None) -> Packet:
+    body = _unpack(unframe(bytes(data), key))
+    if not isinstance(body, list) or not body or type(body[0]) is not int:
+        raise WireError("malformed")
+    kind = body[0]
+    if not BEACON <= kind <= REDIRECT:
+        raise WireError("unknown type")
+    if kind == PROPOSE:
+        _list(body, 4, 4)
+        proposal = _blob(body[2])
+        sig = _bytes(body[3], SIG_BYTES)
+        decoded = decode_proposal(proposal)
+        check_payload(decoded.payload)
+        msg = Propose(_bytes(body[1], ID_BYTES), proposal, sig, decoded)
+        return Packet(msg, proposal_signed(proposal), sig)
+    _list(body, 3, 3)
+    inner = _blob(body[1])
+    sig = _bytes(body[2], SIG_BYTES)
+    fields = _fields(kind, _list(_unpack(inner), 4, 9))
+    return Packet(fields, MSG_DOMAIN + bytes((kind,)) + inner, sig)
+
+
+# --- encoding -----------------------------------------------------------------------------------
+def _signed_body(kind: int, inner: bytes, sign: Any) -> bytes:
+    sig = sign(MSG_DOMAIN + bytes((kind,)) + inner)
+    return _array([pack(kind), pack(inner), pack(sig)])
+
+
+def encode_propose(table_id: bytes, proposal: bytes, sig: bytes, key: bytes | None) -> bytes:
+    return frame(pack([PROPOSE, table_id, proposal, sig]), key)
+
+
+def encode(kind: int, fields: list[Any], sign: Any, key: bytes | None) -> bytes:
+    """A signed message of type ``kind`` from its field list (see the ``_fields`` layouts)."""
+    return frame(_signed_body(kind, pack(fields), sign), key)
+
+
+def encode_append(head: list[Any], entries: list[bytes], addrs: list[Any], sign: Any,
+                  key: bytes | None) -> bytes:
+    """An APPEND from its six head fields, packed entries and address list."""
+    inner = _array([pack(v) for v in head] + [_array(entries), pack(addrs)])
+    return frame(_signed_body(APPEND, inner, sign), key)
+
+
+def append_overhead(head: list[Any], addrs: list[Any], key: bytes | None) -> int:
+    """Bytes an APPEND takes besides its entries (an upper bound; entries add their packed size)."""
+    inner = sum(len(pack(v)) for v in head) + len(pack(addrs)) + 1 + 5
+    return 4 + (TAG_BYTES if key else 0) + 1 + 1 + 5 + inner + 2 + SIG_BYTES

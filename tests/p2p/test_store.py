@@ -1,0 +1,79 @@
+"""Stores: the in-memory one and the file, including a torn tail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p.store import FileStore, MemoryStore, Store
+
+
+def fill(store: Store) -> None:
+    store.set_term(3, b"k" * 32)
+    store.append([b"e1", b"e2", b"e3"])
+    store.truncate(2)
+    store.append([b"e3'"])
+    store.set_meta("commit", 2)
+    store.set_meta("addrs", [[b"k" * 32, "10.0.0.1", 7000]])
+    store.set_term(4, None)
+
+
+@pytest.mark.parametrize("kind", ["memory", "file"])
+def test_round_trip(kind: str, tmp_path: Path) -> None:
+    store: Store = MemoryStore() if kind == "memory" else FileStore(tmp_path / "t.log")
+    fill(store)
+    got = (FileStore(tmp_path / "t.log") if kind == "file" else store).load()
+    assert (got.term, got.vote) == (4, None)
+    assert got.entries == [b"e1", b"e2", b"e3'"]
+    assert got.meta == {"commit": 2, "addrs": [[b"k" * 32, "10.0.0.1", 7000]]}
+
+
+def test_a_missing_file_is_an_empty_store(tmp_path: Path) -> None:
+    assert FileStore(tmp_path / "none.log").load().empty()
+
+
+def test_memory_store_hands_out_copies() -> None:
+    store = MemoryStore()
+    store.append([b"a"])
+    store.load().entries.append(b"b")
+    assert store.load().entries == [b"a"]
+
+
+@pytest.mark.parametrize("cut", [1, 2, 5])
+def test_a_torn_tail_is_cut_and_writing_goes_on(tmp_path: Path, cut: int) -> None:
+    path = tmp_path / "t.log"
+    store = FileStore(path, sync=False)
+    store.append([b"one", b"two"])
+    whole = path.stat().st_size
+    store.append([b"three-is-a-longer-entry"])
+    data = path.read_bytes()
+    path.write_bytes(data[:-cut])
+    again = FileStore(path)
+    got = again.load()
+    assert got.entries == [b"one", b"two"]
+    assert again.cut == len(data) - cut - whole and path.stat().st_size == whole
+    again.append([b"four"])
+    assert FileStore(path).load().entries == [b"one", b"two", b"four"]
+
+
+def test_garbage_after_good_records_is_cut(tmp_path: Path) -> None:
+    path = tmp_path / "t.log"
+    FileStore(path).append([b"one"])
+    with open(path, "ab") as f:
+        f.write(b"\x93\xa1Z\x01")  # a well-formed record of an unknown kind
+    assert FileStore(path).load().entries == [b"one"]
+    assert FileStore(path).load().entries == [b"one"]
+
+
+def test_many_rewrites_are_compacted(tmp_path: Path) -> None:
+    path = tmp_path / "t.log"
+    store = FileStore(path, sync=False)
+    store.append([b"e"])
+    for i in range(300):
+        store.set_meta("commit", i)
+    big = path.stat().st_size
+    got = FileStore(path).load()
+    assert got.meta["commit"] == 299 and got.entries == [b"e"]
+    assert path.stat().st_size < big / 10
+    assert FileStore(path).load().meta["commit"] == 299

@@ -1,0 +1,151 @@
+"""The datagram codec: round trips, framing, the passphrase tag, and hostile input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2p import wire
+from p2p.identity import Identity
+from p2p.wire import WireError
+
+ME = Identity.from_seed(b"w" * 32)
+TID = b"t" * 16
+
+
+def proposal(payload: list[object], seq: int = 1, author: Identity = ME) -> tuple[bytes, bytes]:
+    data = wire.Proposal(TID, author.key, 7, seq, payload).pack()
+    return data, author.sign(wire.proposal_signed(data))
+
+
+def entry(payload: list[object], index: int = 1, term: int = 1) -> wire.Entry:
+    data, sig = proposal(payload)
+    seq_sig = ME.sign(wire.entry_signed(TID, term, index, data))
+    return wire.Entry(term, index, data, sig, ME.key, seq_sig, wire.decode_proposal(data))
+
+
+def test_signed_messages_round_trip_with_and_without_passphrase() -> None:
+    cases: list[tuple[int, list[Any], Any]] = [
+        (wire.VOTE_ASK, [TID, ME.key, 3, 10, 2], wire.VoteAsk),
+        (wire.VOTE, [TID, ME.key, 3, True, False], wire.Vote),
+        (wire.APPEND_OK, [TID, ME.key, 3, False, 9], wire.AppendOk),
+        (wire.JOIN, [TID, ME.key, 5, "ann", None, None], wire.Join),
+        (wire.REDIRECT, [TID, ME.key, 3, ME.key, "10.0.0.1", 7000], wire.Redirect),
+        (wire.BEACON, [TID, ME.key, 3, "t", {"game": "scout", "players": 3}, 1, 3, 0, "lobby"], wire.Beacon),
+    ]
+    for key in (None, wire.pass_key("secret")):
+        for kind, fields, cls in cases:
+            packet = wire.decode(wire.encode(kind, fields, ME.sign, key), key)
+            assert isinstance(packet.msg, cls)
+            assert packet.authentic()
+            assert [getattr(packet.msg, f) for f in cls.__slots__] == fields
+
+
+def test_append_carries_entries_exactly() -> None:
+    entries = [entry(["act", 1, "R7"], index=i) for i in (4, 5)]
+    head = [TID, ME.key, 2, 3, 1, 3]
+    data = wire.encode_append(head, [e.pack() for e in entries], [[ME.key, "10.0.0.2", 7001]], ME.sign, None)
+    packet = wire.decode(data, None)
+    msg = packet.msg
+    assert isinstance(msg, wire.Append) and packet.authentic()
+    assert (msg.term, msg.prev_index, msg.prev_term, msg.commit) == (2, 3, 1, 3)
+    assert [e.pack() for e in msg.entries] == [e.pack() for e in entries]
+    assert all(e.authentic(TID) for e in msg.entries)
+    assert msg.addrs == ((ME.key, "10.0.0.2", 7001),)
+    assert len(data) <= wire.append_overhead(head, [[ME.key, "10.0.0.2", 7001]], None) + sum(
+        len(e.pack()) for e in entries)
+
+
+def test_propose_and_a_claimed_author() -> None:
+    data, sig = proposal(["act", 0, "draw"])
+    packet = wire.decode(wire.encode_propose(TID, data, sig, None), None)
+    assert isinstance(packet.msg, wire.Propose) and packet.authentic()
+    other = Identity.from_seed(b"o" * 32)
+    forged = wire.Proposal(TID, other.key, 1, 1, ["act", 0, "draw"]).pack()
+    packet = wire.decode(wire.encode_propose(TID, forged, ME.sign(wire.proposal_signed(forged)), None), None)
+    assert packet.msg.key == other.key and not packet.authentic()
+
+
+def test_entry_signatures_cover_table_term_index_and_proposal() -> None:
+    e = entry(["noop"], index=3, term=2)
+    assert e.authentic(TID)
+    assert not e.authentic(b"x" * 16)
+    for change in ({"term": 3}, {"index": 4}, {"sequencer": Identity.from_seed(b"s" * 32).key}):
+        moved = wire.Entry(**{**{f: getattr(e, f) for f in e.__slots__}, **change})
+        assert not moved.authentic(TID)
+
+
+def test_framing_errors_have_reasons() -> None:
+    good = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, None)
+    key = wire.pass_key("pw")
+    with pytest.raises(WireError, match="oversized"):
+        wire.decode(good + b"x" * 1200, None)
+    with pytest.raises(WireError, match="version"):
+        wire.decode(good[:2] + b"\x02" + good[3:], None)
+    with pytest.raises(WireError, match="passphrase"):
+        wire.decode(good, key)  # untagged, but we need a tag
+    tagged = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, key)
+    with pytest.raises(WireError, match="passphrase"):
+        wire.decode(tagged, None)  # tagged, we cannot check it
+    with pytest.raises(WireError, match="passphrase"):
+        wire.decode(tagged, wire.pass_key("other"))
+    with pytest.raises(WireError, match="passphrase"):
+        wire.decode(tagged[:-1] + bytes([tagged[-1] ^ 1]), key)
+    with pytest.raises(WireError, match="unknown type"):
+        wire.decode(wire.frame(msgpack.packb([99, b"", b""]), None), None)
+    with pytest.raises(WireError, match="malformed"):
+        wire.decode(b"XX\x01\x00\x90", None)
+
+
+def test_payload_shapes() -> None:
+    ok: list[list[Any]] = [
+          ["create", "t", {"game": "scout", "players": 2}, 0], ["join", "ann"], ["commit", b"h" * 32],
+          ["reveal", b"n" * 32], ["act", 2, "R7"], ["forfeit", 1], ["takeover", 1], ["return", 1],
+          ["leave"], ["noop"]]
+    for payload in ok:
+        wire.check_payload(payload)
+    bad: list[list[Any]] = [
+           ["act", 2], ["act", -1, "x"], ["act", 10, "x"], ["act", 1, "x" * 65], ["commit", b"short"],
+           ["create", "t", {"game": [1]}, 0], ["create", "t", {"game": "solo"}, 11], ["join", "n" * 33],
+           ["leave", 1], ["fly"], [1]]
+    for payload in bad:
+        with pytest.raises(WireError):
+            wire.check_payload(payload)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=True)
+    | st.text(max_size=20) | st.binary(max_size=40),
+    lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=1300))
+def test_arbitrary_bytes_only_raise_wire_errors(data: bytes) -> None:
+    for key in (None, wire.pass_key("k")):
+        try:
+            wire.decode(data, key)
+        except WireError:
+            pass
+        try:
+            wire.decode(wire.MAGIC + b"\x01\x00" + data, None)
+        except WireError:
+            pass
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 10), json_values, json_values)
+def test_arbitrary_msgpack_bodies_only_raise_wire_errors(kind: int, inner: object, extra: object) -> None:
+    bodies = [[kind, msgpack.packb(inner), b"s" * 64], [kind, inner, extra], [kind, TID, inner, extra], inner]
+    for body in bodies:
+        try:
+            packet = wire.decode(wire.frame(msgpack.packb(body), None), None)
+        except WireError:
+            continue
+        assert not packet.authentic()
