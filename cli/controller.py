@@ -1,0 +1,1203 @@
+"""The terminal client's controller: one seat's view, its moves, building actions, the turn clock.
+
+Nothing here knows about Textual or stdin: ``cli/tui.py`` (the Textual table) and
+``cli/plain.py`` (the ``--plain`` line mode) both drive a ``Controller`` over a ``Session``.
+
+A **session** is the seat's connection to a match:
+
+- ``LocalSession``: an engine ``Match`` in this process, computer players on the other seats
+  (for tests, and ``cardtable play --no-network``);
+- ``NetSession``: a ``p2p.peer.Peer`` on a ``p2p.node.Node`` (``cardtable play``, ``host``,
+  ``join``): the match is the peer's replica of the table log; proposals go to the sequencer
+  and come back as committed log entries, or as a refusal when someone else was first.
+
+Both give the seat exactly what it may know: ``observation()`` and ``legal()`` of its own seat.
+
+The **controller** splits the legal actions into the moves the game waits for (``turn_moves``)
+and the out-of-turn options (``options``: SOLO jump-in, late SOLO call, catch, Protection or
+decline; SCOUT whole-hand turn), builds actions step by step (``Builder``: a card, then the
+Wild's colour, the Swap or Gift target, the two Gift cards; multiples; a SCOUT span, a scout's
+end, orientation and insertion point; Scout & Show), submits them, tells what happened in words
+(``log``), and runs the turn clock: when the game has waited for this seat longer than the
+clock allows, the heuristic bot's move is played for it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ai.bots import Bot, make_bot
+from engine.errors import IllegalAction, ParseError
+from engine.match import Match
+
+CLOCK_BOT = "heuristic"
+"""The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
+HINT_BOT = "ismcts:normal"
+"""What the hint key asks; the heuristic bot answers while the compiled search is missing."""
+PENDING_TIMEOUT = 10.0
+"""Seconds after which an unanswered proposal no longer blocks the turn clock."""
+
+COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue", "Y": "yellow"}
+
+
+# --- what a session reports ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something to tell the player.
+
+    ``kind`` is the engine event kind for game events (``play``, ``draw``, ``catch``, ``show``,
+    ``round_end``, ``match_end`` ...), or ``refused`` (a proposal of this seat was refused),
+    ``table`` (seats, seed, sequencer, takeovers), ``clock`` (the turn clock played for you),
+    ``info`` (anything else). ``text`` is in the engine's words (third person, seats by number).
+    """
+
+    kind: str
+    seat: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Hint:
+    """What a strong computer player would do now (``action`` None: nothing, wait)."""
+
+    action: str | None
+    bot: str
+    text: str
+
+
+class BaseSession:
+    """What both sessions share: the seat's view of a ``Match`` replica, hints, subscribers."""
+
+    def __init__(self) -> None:
+        self._seat: int | None = None
+        self.version = 0
+        self._subscribers: list[Callable[[Note], None]] = []
+        self._backlog: list[Note] = []
+        self._hint_bot: Bot | None = None
+        self.hint_bot_name = ""
+
+    # --- to implement ---------------------------------------------------------------------------
+    @property
+    def seat(self) -> int | None:
+        """This session's seat (None until seated)."""
+        return self._seat
+
+    def match(self) -> Match | None:
+        """The match replica (None before the seed agreement ends)."""
+        raise NotImplementedError
+
+    def phase(self) -> str:
+        """``lobby``, ``seeding``, ``playing``, ``over`` or ``left``."""
+        raise NotImplementedError
+
+    def names(self) -> list[str]:
+        raise NotImplementedError
+
+    def controllers(self) -> list[str]:
+        """Per seat: ``human``, ``cpu`` (a computer player) or ``bot`` (a human's seat taken over)."""
+        raise NotImplementedError
+
+    def propose(self, text: str) -> str | None:
+        """Submit ``text`` for this seat: None if sent, else a one-line reason it is not legal now."""
+        raise NotImplementedError
+
+    def leave(self) -> None:
+        """Give the seat to a computer player for good."""
+        raise NotImplementedError
+
+    def status(self) -> str:
+        """A few words on the table before the match (lobby, seed agreement)."""
+        return self.phase()
+
+    # --- the seat's view ------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[Note], None]) -> None:
+        """Call ``callback`` with every note from now on (the first subscriber also gets the notes
+        that came before it, so nothing said while the client was starting is lost)."""
+        self._subscribers.append(callback)
+        backlog, self._backlog = self._backlog, []
+        for note in backlog:
+            callback(note)
+
+    def _emit(self, note: Note) -> None:
+        if not self._subscribers:
+            self._backlog.append(note)
+        for callback in list(self._subscribers):
+            callback(note)
+
+    def observation(self) -> dict[str, Any] | None:
+        m = self.match()
+        if m is None or self.seat is None:
+            return None
+        return m.observation(self.seat)
+
+    def legal(self) -> list[Any]:
+        m = self.match()
+        if m is None or self.seat is None or self.phase() == "left":
+            return []
+        return list(m.legal_actions(self.seat))
+
+    def to_move(self) -> int | None:
+        m = self.match()
+        return None if m is None else m.to_move()
+
+    def is_over(self) -> bool:
+        m = self.match()
+        return m is not None and m.is_over()
+
+    def totals(self) -> list[int]:
+        m = self.match()
+        return [] if m is None else m.scores()
+
+    def round_scores(self) -> list[list[int]]:
+        m = self.match()
+        return [] if m is None else [list(r) for r in m.round_scores]
+
+    def winners(self) -> list[int]:
+        m = self.match()
+        return [] if m is None else m.winners()
+
+    def digest(self) -> str | None:
+        m = self.match()
+        return None if m is None else m.digest()
+
+    def explain(self, text: str) -> str | None:
+        """None if ``text`` is a legal action of this seat now, else why not (one line)."""
+        m = self.match()
+        if m is None or self.seat is None:
+            return "the match has not started yet"
+        if self.phase() == "left":
+            return "you have left the table"
+        if m.is_over():
+            return "the match is over"
+        try:
+            action = m.parse_action(text)
+        except ParseError as err:
+            return str(err)
+        if str(action) in {str(a) for a in m.legal_actions(self.seat)}:
+            return None
+        try:  # the engine says why, on a copy
+            Match.from_snapshot(m.snapshot()).apply(self.seat, action)
+        except (IllegalAction, ParseError) as err:
+            return str(err) or "not legal now"
+        except Exception:  # noqa: BLE001 - a reason is a nicety; never let it crash the client
+            return f"{text} is not legal now"
+        return f"{text} is not legal now"
+
+    def hint(self) -> Hint:
+        """What ``ismcts:normal`` would do now (the heuristic bot without the compiled search)."""
+        inputs = self.hint_inputs()
+        return Hint(None, "", "nothing to do now") if inputs is None else self.run_hint(*inputs)
+
+    def hint_inputs(self) -> tuple[dict[str, Any], list[Any], bool] | None:
+        """What the hint bot reads (taken on the event loop; ``run_hint`` may then run in a thread)."""
+        obs, legal = self.observation(), self.legal()
+        if obs is None or not legal:
+            return None
+        m = self.match()
+        assert m is not None and self.seat is not None
+        if self._hint_bot is None:
+            try:
+                self._hint_bot, self.hint_bot_name = make_bot(HINT_BOT, m.seed, self.seat), HINT_BOT
+            except ParseError:  # the compiled search is missing
+                self._hint_bot, self.hint_bot_name = make_bot(CLOCK_BOT, m.seed, self.seat), CLOCK_BOT
+        return obs, legal, m.to_move() == self.seat
+
+    def run_hint(self, obs: dict[str, Any], legal: list[Any], waiting: bool) -> Hint:
+        """Ask the hint bot (safe to run in a worker thread: it reads only ``obs`` and ``legal``).
+
+        If the search fails, the heuristic bot answers and the hint says so: a hint never crashes
+        the client."""
+        bot, name, note = self._hint_bot, self.hint_bot_name, ""
+        assert bot is not None
+        try:
+            action = bot.choose(obs, legal) if waiting else bot.react(obs, legal)
+        except Exception as err:  # noqa: BLE001 - e.g. a position the search cannot sample
+            if name == CLOCK_BOT:
+                return Hint(None, name, f"no hint: {name} failed ({err})")
+            fallback = make_bot(CLOCK_BOT, b"hint", int(obs.get("seat", 0)))
+            action = fallback.choose(obs, legal) if waiting else fallback.react(obs, legal)
+            name, note = CLOCK_BOT, f" ({self.hint_bot_name} failed: {err})"
+        if action is None:
+            return Hint(None, name, f"{name} would wait{note}")
+        return Hint(str(action), name, f"{name} would play {action}{note}")
+
+
+# --- an in-process match ---------------------------------------------------------------------------
+
+
+class LocalSession(BaseSession):
+    """A match in this process, computer players on every other seat.
+
+    Bots act only when asked: ``step()`` lets one computer player act (the first, in the headless
+    driver's order after the seat the game waits for, that wants to; each is asked once per
+    position), ``run_bots()`` steps until they are all waiting for this seat or the match ends.
+    A UI calls ``step`` on a timer, so that the player has time to jump in or catch.
+    """
+
+    def __init__(self, match: Match, seat: int = 0, bots: str | Sequence[str] = "heuristic",
+                 names: Sequence[str] | None = None) -> None:
+        super().__init__()
+        n = match.config.players
+        if not 0 <= seat < n:
+            raise ValueError(f"there is no seat {seat} at a {n}-player table")
+        self._match = match
+        self._seat = seat
+        specs = [bots] * n if isinstance(bots, str) else list(bots)
+        self.bots: dict[int, Bot] = {s: make_bot(specs[s], match.seed, s) for s in range(n) if s != seat}
+        self._names = list(names) if names else [("you" if s == seat else f"cpu {s}") for s in range(n)]
+        self._left = False
+        self._asked = -1
+
+    def match(self) -> Match:
+        return self._match
+
+    def phase(self) -> str:
+        if self._left:
+            return "left"
+        return "over" if self._match.is_over() else "playing"
+
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def controllers(self) -> list[str]:
+        return ["cpu" if s in self.bots and s != self.seat else "bot" if s in self.bots else "human"
+                for s in range(self._match.config.players)]
+
+    def propose(self, text: str) -> str | None:
+        why = self.explain(text.strip())
+        if why is not None:
+            return why
+        assert self.seat is not None
+        self._apply(self.seat, self._match.parse_action(text.strip()))
+        return None
+
+    def _apply(self, seat: int, action: Any) -> None:
+        events = self._match.apply(seat, action)
+        self.version += 1
+        for e in events:
+            self._emit(Note(e.kind, e.seat, e.text))
+
+    def step(self) -> bool:
+        """Let one computer player act, if one wants to now; True if one did."""
+        m = self._match
+        if m.is_over() or self._asked == self.version:
+            return False
+        self._asked = self.version
+        waiting = m.to_move()
+        if waiting is None:
+            return False
+        actors = set(m.actors())
+        n = m.config.players
+        for k in range(1, n + 1):
+            s = (waiting + k) % n
+            if s not in self.bots or s not in actors:
+                continue
+            legal = m.legal_actions(s)
+            obs = m.observation(s)
+            bot = self.bots[s]
+            action = bot.choose(obs, legal) if s == waiting else bot.react(obs, legal)
+            if action is not None:
+                self._apply(s, action)
+                return True
+        return False
+
+    def run_bots(self, limit: int = 10_000) -> int:
+        """Step until no computer player wants to act; how many actions they made."""
+        done = 0
+        while done < limit and self.step():
+            done += 1
+        return done
+
+    def leave(self) -> None:
+        """A computer player (the heuristic bot) takes this seat; the match goes on without you."""
+        if self._left or self.seat is None:
+            return
+        self._left = True
+        self.bots[self.seat] = make_bot(CLOCK_BOT, self._match.seed, self.seat)
+        self._asked = -1
+        self._emit(Note("table", self.seat, f"leaves the table; a computer player ({CLOCK_BOT}) takes over"))
+
+
+# --- a seat at a p2p table ---------------------------------------------------------------------------
+
+_SEAT_EVENT = re.compile(r"^seat (\d+): (.*)$", re.S)
+
+
+class NetSession(BaseSession):
+    """This peer's seat at a table, over ``p2p.node.Node`` (asyncio) and ``p2p.peer.Peer``.
+
+    The node's ``on_event`` is taken over: peer events become notes. Game events arrive as the
+    entries are committed (the words of the engine, as ``Applied.events`` holds them); a proposal
+    that the rules refused when it was applied (someone else jumped in first) comes back as a
+    ``refused`` note. The seat's view is the peer's replica of the match.
+    """
+
+    def __init__(self, node: Any, peer: Any) -> None:
+        super().__init__()
+        self.node = node
+        self.peer = peer
+        node.on_event = self._on_peer_event
+
+    @property
+    def seat(self) -> int | None:
+        return self.peer.my_seat  # type: ignore[no-any-return]
+
+    def match(self) -> Match | None:
+        return self.peer.table.match  # type: ignore[no-any-return]
+
+    def phase(self) -> str:
+        return "left" if self.peer.left or self.peer.leaving else str(self.peer.table.phase)
+
+    def names(self) -> list[str]:
+        return [s.name or f"seat {i}" for i, s in enumerate(self.peer.table.seats)]
+
+    def controllers(self) -> list[str]:
+        return [str(s.controller) for s in self.peer.table.seats]
+
+    def status(self) -> str:
+        t = self.peer.table
+        phase = self.phase()
+        if phase == "lobby":
+            taken = sum(1 for o in t.roster.owners if o)
+            return f"waiting for players: {taken} of {len(t.roster.owners)} seats taken"
+        if phase == "seeding":
+            return "agreeing on the shuffle (commit and reveal)"
+        if t.table_id is None:
+            return "joining the table"
+        return phase
+
+    def propose(self, text: str) -> str | None:
+        text = text.strip()
+        why = self.explain(text)
+        if why is not None:
+            return why
+        self.node.propose(text)
+        return None
+
+    def leave(self) -> None:
+        if not self.peer.leaving and not self.peer.left:
+            self._emit(Note("table", self.seat, "leaves the table; a computer player takes the seat"))
+            self.node.leave()
+
+    def _on_peer_event(self, event: Any) -> None:
+        kind, data = event.kind, event.data
+        if kind == "applied":
+            self.version += 1
+            if data.get("ok"):
+                for text in data.get("events", []):
+                    self._emit(_note_from_text(str(text)))
+            return
+        if kind == "refused":
+            self._emit(Note("refused", self.seat, str(data.get("reason") or "refused")))
+            return
+        text = _table_words(kind, data)
+        if text is not None:
+            self.version += 1
+            self._emit(Note("table", None, text))
+
+
+def _table_words(kind: str, data: dict[str, Any]) -> str | None:
+    """Peer events about the table (not the game) in words; None for the ones not worth telling."""
+    seat = data.get("seat")
+    words = {
+        "seated": f"you are seated: your seat number is {seat}",
+        "started": "the shuffle is agreed: the match starts",
+        "takeover": f"seat {seat} is silent: a computer player plays it for now",
+        "return": f"seat {seat} is back with its owner",
+        "forfeit": f"seat {seat} goes to a computer player (no seed share)",
+        "left": "the table has your leave: you are out",
+        "resumed": f"resumed the table at entry {data.get('commit')}",
+        "bot_error": f"a computer player failed: {data.get('error')}",
+    }
+    return words.get(kind)
+
+
+def _note_from_text(text: str) -> Note:
+    """A note from an event's text form (``str(Event)``: ``seat 2: plays R7`` or plain words)."""
+    m = _SEAT_EVENT.match(text)
+    if m:
+        return Note(_guess_kind(m.group(2)), int(m.group(1)), m.group(2))
+    return Note(_guess_kind(text), None, text)
+
+
+def _guess_kind(text: str) -> str:
+    for prefix, kind in (("round ", "round_end" if " ends" in text else "round_start"),
+                         ("match over", "match_end"), ("plays", "play"), ("jumps in", "play"),
+                         ("calls SOLO", "call"), ("catches", "catch"), ("draws", "draw"),
+                         ("shows", "show"), ("scouts", "scout")):
+        if text.startswith(prefix):
+            return kind
+    return "event"
+
+
+# --- events in words ------------------------------------------------------------------------------
+
+_YOU_VERBS = {
+    "plays": "play", "jumps": "jump", "draws": "draw", "keeps": "keep", "calls": "call",
+    "catches": "catch", "does": "do", "did": "did", "is": "are", "has": "have", "gives": "give",
+    "gets": "get",
+    "swaps": "swap", "turns": "turn", "shows": "show", "scouts": "scout", "starts": "start",
+    "empties": "empty", "leaves": "leave", "forfeits": "forfeit", "cannot": "cannot",
+}
+_YOU_AFTER = ((" and draws ", " and draw "), (" and calls ", " and call "), (" and wins ", " and win "),
+              (", captures ", ", capture "), (", inserts ", ", insert "), (", pays ", ", pay "),
+              (" and moves again", " and move again"), (" their ", " your "))
+
+
+def words(note: Note, me: int | None, names: Sequence[str]) -> str:
+    """The note as a sentence for this seat: seats by name, ``you`` for its own seat."""
+
+    def name(seat: int, possessive: bool = False) -> str:
+        if seat == me:
+            return "your" if possessive else "you"
+        who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+        label = f"{who} (seat {seat})" if who != f"seat {seat}" else who
+        return label + ("'s" if possessive else "")
+
+    text = re.sub(r"seat (\d+)('s)?", lambda m: name(int(m.group(1)), bool(m.group(2))), note.text)
+    text = text.replace("you, who draws", "you: you draw")
+    text = re.sub(r"\byou (gets|has|is)\b", lambda m: "you " + _YOU_VERBS[m.group(1)], text)
+    if note.seat is None:
+        return text[:1].upper() + text[1:]
+    if text.startswith("nobody beat their set"):
+        return "Nobody beat " + name(note.seat, True) + text[len("nobody beat their"):]
+    if note.seat == me:
+        first, _, rest = text.partition(" ")
+        text = f"{_YOU_VERBS.get(first, first)} {rest}".strip()
+        for old, new in _YOU_AFTER:
+            text = text.replace(old, new)
+        return f"You {text}"
+    return f"{name(note.seat)} {text}"
+
+
+# --- building actions step by step ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """One step of building an action: what to ask and the answers that lead to a legal action."""
+
+    kind: str
+    prompt: str
+    choices: tuple[Choice, ...]
+
+
+@dataclass
+class _Dim:
+    kind: str
+    prompt: str
+    keys: Callable[[Any], tuple[str, ...]]
+    label: Callable[[str], str]
+    order: Callable[[str], Any] | None = None
+
+
+class Builder:
+    """Narrows a list of legal actions down to one, one question at a time.
+
+    Every answer keeps only the actions that fit it, so whatever is built is legal. A question
+    with a single possible answer is not asked. The SOLO call is not a question: it is made if
+    the player armed it (the SOLO! key) and the play allows one.
+    """
+
+    def __init__(self, game: str, actions: Sequence[Any], obs: dict[str, Any], names: Sequence[str],
+                 call: bool = False) -> None:
+        self.game = game
+        self.candidates = list(actions)
+        self.obs = obs
+        self.names = list(names)
+        self.call = call
+        self.answers: dict[str, str] = {}
+        self.dims = _solo_dims(self) if game == "solo" else _scout_dims(self)
+        self.pos = 0
+
+    def question(self) -> Question | None:
+        """The next question, or None when the action is determined."""
+        while self.pos < len(self.dims):
+            dim = self.dims[self.pos]
+            keys: list[str] = []
+            for a in self.candidates:
+                for k in dim.keys(a):
+                    if k not in keys:
+                        keys.append(k)
+            if len(keys) > 1:
+                if dim.order is not None:
+                    keys.sort(key=dim.order)
+                return Question(dim.kind, dim.prompt, tuple(Choice(k, dim.label(k)) for k in keys))
+            if keys:
+                self.answers[dim.kind] = keys[0]
+            self.pos += 1
+        return None
+
+    def top(self) -> Question | None:
+        """The first question (the move), even when it has a single answer."""
+        dim = self.dims[0]
+        keys = list(dict.fromkeys(k for a in self.candidates for k in dim.keys(a)))
+        return Question(dim.kind, dim.prompt, tuple(Choice(k, dim.label(k)) for k in keys)) if keys else None
+
+    def choose_move(self, key: str) -> None:
+        """Answer the first question with ``key`` (ValueError if no legal action starts so)."""
+        dim = self.dims[0]
+        kept = [a for a in self.candidates if key in dim.keys(a)]
+        if not kept:
+            raise ValueError(f"{key!r} is not a move now")
+        self.candidates, self.answers[dim.kind], self.pos = kept, key, 1
+
+    def answer(self, key: str) -> None:
+        """Take the answer ``key`` to the current question (ValueError if it is not a choice)."""
+        q = self.question()
+        if q is None or key not in {c.key for c in q.choices}:
+            raise ValueError(f"{key!r} is not one of the choices")
+        dim = self.dims[self.pos]
+        self.answers[dim.kind] = key
+        self.candidates = [a for a in self.candidates if key in dim.keys(a)]
+        self.pos += 1
+
+    def result(self) -> Any | None:
+        """The action built, once no question is left (None before)."""
+        if self.question() is not None or not self.candidates:
+            return None
+        if self.game == "solo":
+            called = [a for a in self.candidates if getattr(a, "call", False)]
+            plain = [a for a in self.candidates if not getattr(a, "call", False)]
+            if self.call and called:
+                return called[0]
+            if plain:
+                return plain[0]
+        return self.candidates[0]
+
+
+def _solo_dims(b: Builder) -> list[_Dim]:
+    from engine.solo.actions import Catch, Play
+    from engine.solo.cards import CARDS
+
+    obs = b.obs
+    hand: list[str] = list(obs.get("hand", []))
+
+    def move_key(a: Any) -> tuple[str, ...]:
+        if isinstance(a, Play):
+            return (f"multi:{a.card.number}",) if len(a.cards) > 1 else (a.card.text,)
+        if isinstance(a, Catch):
+            return (str(a),)
+        return (str(a),)
+
+    def move_label(key: str) -> str:
+        return solo_move_label(key, obs, b.candidates, b.names)
+
+    def cards(a: Any, part: str) -> tuple[str, ...]:
+        if not isinstance(a, Play) or len(a.cards) < 2:
+            return ()
+        if part == "first":
+            return (a.cards[0].text,)
+        if part == "last":
+            return (a.cards[-1].text,)
+        return ("+".join(c.text for c in a.cards[1:-1]),)
+
+    def gift1(a: Any) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.text for c in a.gift)) if isinstance(a, Play) else ()
+
+    def gift2(a: Any) -> tuple[str, ...]:
+        if not isinstance(a, Play) or not a.gift:
+            return ()
+        rest = [c.text for c in a.gift]
+        first = b.answers.get("gift1")
+        if first in rest:
+            rest.remove(first)
+        return tuple(rest[:1]) if rest else ("none",)
+
+    def target_label(key: str) -> str:
+        t = int(key)
+        sizes = obs.get("hand_sizes", [])
+        size = f", {sizes[t]} cards" if t < len(sizes) else ""
+        who = b.names[t] if t < len(b.names) else f"seat {t}"
+        return f"seat {t} ({who}{size})"
+
+    def colour_label(key: str) -> str:
+        held = sum(1 for c in hand if c.startswith(key) and not c.startswith("prot"))
+        return f"{COLOUR_NAMES.get(key, key)} ({key}; you hold {held})"
+
+    def attr(name: str) -> Callable[[Any], tuple[str, ...]]:
+        def keys(a: Any) -> tuple[str, ...]:
+            value = getattr(a, name, None) if isinstance(a, Play) else None
+            return () if value is None else (str(value),)
+        return keys
+
+    def by_card(key: str) -> tuple[int, list[int]]:
+        """Cards in canonical order (several joined by + after fewer)."""
+        parts = [CARDS[t].index if t in CARDS else -1 for t in key.split("+")]
+        return len(parts), parts
+
+    return [
+        _Dim("move", "Choose a move", move_key, move_label),
+        _Dim("first", "Multiples: the first card (it must fit)", lambda a: cards(a, "first"), str, by_card),
+        _Dim("last", "Multiples: the last card (the new top)", lambda a: cards(a, "last"), str, by_card),
+        _Dim("middle", "Multiples: the cards in between", lambda a: cards(a, "middle"),
+             lambda k: k.replace("+", " "), by_card),
+        _Dim("colour", "Name a colour", attr("colour"), colour_label),
+        _Dim("target", "Choose a seat", attr("target"), target_label),
+        _Dim("gift1", "Choose a card to give", gift1, str, by_card),
+        _Dim("gift2", "Choose the second card to give", gift2, str, by_card),
+    ]
+
+
+def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], names: Sequence[str]) -> str:
+    """Words for a first-step SOLO choice."""
+    from engine.solo.actions import Play
+
+    seat = obs.get("seat")
+    if key == "draw":
+        penalty = obs.get("penalty") or 0
+        return f"draw: take the penalty of {penalty} cards" if penalty else "draw a card"
+    if key == "keep":
+        return f"keep {obs.get('drawn')} (end your turn)"
+    if key == "decline":
+        return "decline: do not protect"
+    if key == "solo":
+        return "call SOLO! (late call)"
+    if key.startswith("catch:"):
+        t = int(key[6:])
+        return f"catch seat {t} ({names[t] if t < len(names) else t}): missed SOLO call"
+    if key.startswith("multi:"):
+        return f"multiples: several {key[6:]}s at once"
+    plays = [a for a in candidates if isinstance(a, Play) and len(a.cards) == 1 and a.card.text == key]
+    react = obs.get("react")
+    jump = obs.get("to_move") != seat or (react is not None and not key.startswith("prot"))
+    rank = plays[0].card.rank if plays else ""
+    what = {"wild": "Wild: name a colour", "wd4": "Wild Draw 4: name a colour",
+            "swap": "Swap hands: choose a seat", "gift": "Gift: a seat and up to 2 cards",
+            "pass": "Pass hands", "prot": "Protection", "skip": "Skip", "rev": "Reverse",
+            "d2": "Draw 2"}.get(rank, "")
+    text = f"{key} ({what})" if what else key
+    return f"jump in with {text}" if jump and not key.startswith("prot") else f"play {text}"
+
+
+def _scout_dims(b: Builder) -> list[_Dim]:
+    from engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
+    from engine.scout.cards import Card, parse_card
+    from engine.scout.state import describe_show
+
+    obs = b.obs
+    hand = [parse_card(t) for t in obs.get("hand", [])]
+    active = [parse_card(t) for t in obs.get("active", [])]
+
+    def kind(a: Any) -> tuple[str, ...]:
+        if isinstance(a, TurnChoice):
+            return (str(a),)
+        return ({Show: "show", Scout: "scout", ScoutShow: "scoutshow"}[type(a)],)
+
+    def scout_of(a: Any) -> Scout | None:
+        return a if isinstance(a, Scout) else a.scout if isinstance(a, ScoutShow) else None
+
+    def show_of(a: Any) -> Show | None:
+        return a if isinstance(a, Show) else a.show if isinstance(a, ScoutShow) else None
+
+    def scout_part(part: str) -> Callable[[Any], tuple[str, ...]]:
+        def keys(a: Any) -> tuple[str, ...]:
+            s = scout_of(a)
+            return () if s is None else (str(getattr(s, part)),)
+        return keys
+
+    def show_part(part: str) -> Callable[[Any], tuple[str, ...]]:
+        def keys(a: Any) -> tuple[str, ...]:
+            s = show_of(a)
+            return () if s is None else (str(getattr(s, part)),)
+        return keys
+
+    def current_hand() -> list[Card]:
+        """The hand the show's indices refer to (after the insertion, for Scout & Show)."""
+        if b.answers.get("move") != "scoutshow" or "pos" not in b.answers:
+            return hand
+        end, value, pos = b.answers.get("end", "L"), int(b.answers["value"]), int(b.answers["pos"])
+        card = active[0] if end == "L" else active[-1]
+        card = card if card.up == value else card.turned()
+        return hand[:pos] + [card] + hand[pos:]
+
+    def move_label(key: str) -> str:
+        return {"flip": "flip: turn your whole hand around", "keep": "keep your hand as dealt",
+                "show": "show cards from your hand", "scout": "scout a card from the table",
+                "scoutshow": "Scout & Show (once per round)"}.get(key, key)
+
+    def end_label(key: str) -> str:
+        card = active[0] if key == "L" else active[-1]
+        return f"the {'left' if key == 'L' else 'right'} end ({card})"
+
+    def value_label(key: str) -> str:
+        end = b.answers.get("end", "L")
+        card = active[0] if end == "L" else active[-1]
+        other = card.down if card.up == int(key) else card.up
+        return f"{key} up ({key}/{other})"
+
+    def pos_label(key: str) -> str:
+        p = int(key)
+        if not hand:
+            return f"{p}: into your empty hand"
+        if p == 0:
+            return f"{p}: at the left end, before {hand[0]}"
+        if p == len(hand):
+            return f"{p}: at the right end, after {hand[-1]}"
+        return f"{p}: between {hand[p - 1]} and {hand[p]}"
+
+    def first_label(key: str) -> str:
+        h = current_hand()
+        i = int(key)
+        return f"{i}: from {h[i]}" if i < len(h) else key
+
+    def last_label(key: str) -> str:
+        h = current_hand()
+        first, last = int(b.answers.get("from", key)), int(key)
+        return f"{last}: {describe_show(h[first:last + 1])}" if last < len(h) else key
+
+    return [
+        _Dim("move", "Choose a move", kind, move_label),
+        _Dim("end", "Scout which end of the set", scout_part("end"), end_label),
+        _Dim("value", "Which value up", scout_part("value"), value_label),
+        _Dim("pos", "Insert it where", scout_part("pos"), pos_label),
+        _Dim("from", "Show from which card", show_part("first"), first_label),
+        _Dim("to", "Show up to which card", show_part("last"), last_label),
+    ]
+
+
+# --- the controller ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    """The out-of-turn options of the seat now (each list empty / None when not legal)."""
+
+    jump: list[Any] = field(default_factory=list)
+    call: Any = None  # the late call (window mode)
+    arm: bool = False  # a SOLO call can be made with a play available now
+    catch: list[Any] = field(default_factory=list)  # genuine catches: a seat with a missed call
+    protect: list[Any] = field(default_factory=list)
+    decline: Any = None
+    flip: Any = None
+    keep: Any = None
+
+
+class Controller:
+    """One seat's client logic over a session (see the module docstring)."""
+
+    def __init__(self, session: BaseSession, *, turn_clock: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, log_size: int = 500) -> None:
+        self.session = session
+        self.turn_clock = turn_clock
+        self.clock = clock
+        self.call_armed = False
+        self.builder: Builder | None = None
+        self.log: list[str] = []
+        self.fresh: list[str] = []
+        self.message = ""
+        self.summary = ""
+        self.log_size = log_size
+        self.pending: str | None = None
+        self.pending_at = 0.0
+        self.clock_start: float | None = None
+        self._clock_bot: Bot | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self._cache: dict[str, Any] = {}
+        self._cache_key: tuple[Any, ...] = ()
+        session.subscribe(self._on_note)
+
+    def _cached(self, name: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per position (the session's version) and seat state."""
+        key = (self.session.version, self.session.phase(), self.session.seat, self.call_armed)
+        if key != self._cache_key:
+            self._cache_key, self._cache = key, {}
+        if name not in self._cache:
+            self._cache[name] = make()
+        return self._cache[name]
+
+    # --- listening ------------------------------------------------------------------------------
+    def on_change(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after every note (the UI refreshes)."""
+        self._listeners.append(callback)
+
+    def _on_note(self, note: Note) -> None:
+        me = self.session.seat
+        mine = note.seat == me and note.kind not in ("table", "info")
+        if mine or note.kind == "refused":  # the proposal in flight has landed (or bounced)
+            self.pending = None
+            self.clock_start = None
+        if note.kind == "refused":
+            self.message = f"refused: {note.text}"
+        if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
+            self._drop_stale_builder()
+        self._say(words(note, me, self.session.names()))
+        if note.kind == "round_end":
+            self.summary = self.round_summary()
+            self._say(self.summary)
+        elif note.kind == "match_end":
+            self.summary = self.match_summary()
+            self._say(self.summary)
+        for callback in list(self._listeners):
+            callback()
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+        self.fresh.append(line)
+        del self.log[: max(0, len(self.log) - self.log_size)]
+
+    def drain(self) -> list[str]:
+        """Log lines not yet taken (for line-mode output)."""
+        out, self.fresh = self.fresh, []
+        return out
+
+    def _drop_stale_builder(self) -> None:
+        """A half-built action that is no longer legal is dropped (the table moved on)."""
+        if self.builder is None:
+            return
+        legal = {str(a) for a in self.session.legal()}
+        if not any(str(a) in legal for a in self.builder.candidates):
+            self.builder = None
+            self.message = "the table moved on: that move is gone"
+
+    # --- the view -------------------------------------------------------------------------------
+    @property
+    def seat(self) -> int | None:
+        return self.session.seat
+
+    @property
+    def game(self) -> str:
+        obs = self.session.observation()
+        return str(obs["game"]) if obs else ""
+
+    def waiting_for_me(self) -> bool:
+        """Whether the game waits for this seat (its turn, its Protection, its hand turn)."""
+        seat = self.seat
+        return seat is not None and self.session.to_move() == seat and bool(self.session.legal()) \
+            and self.session.phase() == "playing"
+
+    def actions(self) -> list[Any]:
+        """The legal actions worth offering: without catches at seats with no missed call."""
+        return list(self._cached("actions", self._actions))
+
+    def _actions(self) -> list[Any]:
+        obs = self.session.observation()
+        legal = self.session.legal()
+        if obs is None or obs["game"] != "solo":
+            return legal
+        genuine = self._genuine_catch_target(obs)
+        return [a for a in legal if not str(a).startswith("catch:") or str(a) == f"catch:{genuine}"]
+
+    def _genuine_catch_target(self, obs: dict[str, Any]) -> int | None:
+        solo = obs.get("solo")
+        if solo and not solo["called"] and solo["seat"] != self.seat:
+            return int(solo["seat"])
+        return None
+
+    def turn_moves(self) -> list[Any]:
+        """The moves the game waits for from this seat (empty when it is not waiting for it)."""
+        if not self.waiting_for_me():
+            return []
+        obs = self.session.observation()
+        assert obs is not None
+        opts = self.options()
+        out_of_turn = {str(a) for a in opts.jump} | {"solo"} | {str(a) for a in self.actions()
+                                                                if str(a).startswith("catch:")}
+        if obs["game"] == "scout":
+            return self.actions()
+        return [a for a in self.actions() if str(a).rstrip("!") not in out_of_turn]
+
+    def options(self) -> Options:
+        """The out-of-turn options now (and whether a SOLO call can go with a play)."""
+        return self._cached("options", self._options)  # type: ignore[no-any-return]
+
+    def _options(self) -> Options:
+        obs = self.session.observation()
+        opts = Options()
+        if obs is None:
+            return opts
+        legal = self.actions()
+        if obs["game"] == "scout":
+            for a in legal:
+                if str(a) == "flip":
+                    opts.flip = a
+                elif str(a) == "keep":
+                    opts.keep = a
+            return opts
+        from engine.solo.actions import Catch, Play
+
+        seat = self.seat
+        react = obs.get("react")
+        my_turn = obs.get("to_move") == seat and react is None
+        for a in legal:
+            if isinstance(a, Play):
+                if a.card.rank == "prot":
+                    if not a.call:
+                        opts.protect.append(a)
+                elif not my_turn and not a.call:
+                    opts.jump.append(a)
+                if a.call:
+                    opts.arm = True
+            elif isinstance(a, Catch):
+                opts.catch.append(a)
+            elif str(a) == "solo":
+                opts.call = a
+            elif str(a) == "decline":
+                opts.decline = a
+        return opts
+
+    def players(self) -> list[dict[str, Any]]:
+        """One row per seat: name, hand size, total, and flags (to move, you, who plays it)."""
+        obs = self.session.observation()
+        names = self.session.names()
+        ctrl = self.session.controllers()
+        if obs is None:
+            return [{"seat": s, "name": n, "cards": None, "total": None, "to_move": False,
+                     "me": s == self.seat, "controller": ctrl[s] if s < len(ctrl) else ""}
+                    for s, n in enumerate(names)]
+        to_move = obs.get("to_move", obs.get("turn"))
+        rows = []
+        for s in range(obs["players"]):
+            row: dict[str, Any] = {"seat": s, "name": names[s] if s < len(names) else f"seat {s}",
+                                   "cards": obs["hand_sizes"][s], "total": obs["totals"][s],
+                                   "to_move": s == to_move, "me": s == self.seat,
+                                   "controller": ctrl[s] if s < len(ctrl) else ""}
+            if obs["game"] == "scout":
+                row["captured"] = obs["captured"][s]
+                row["chips"] = obs["chips"][s]
+                row["flipped"] = obs["flipped"][s]
+            else:
+                solo = obs.get("solo")
+                row["solo"] = None
+                if solo is not None and solo["seat"] == s:
+                    row["solo"] = "called" if solo["called"] else "missed"
+            rows.append(row)
+        return rows
+
+    def status_line(self) -> str:
+        """Whose turn, in words (with the turn clock)."""
+        phase = self.session.phase()
+        if phase == "left":
+            return "You left the table; a computer player has your seat."
+        obs = self.session.observation()
+        if obs is None:
+            return self.session.status().capitalize()
+        if self.session.is_over():
+            return "The match is over."
+        names = self.session.names()
+        to_move = self.session.to_move()
+        if to_move is None:
+            return "Waiting."
+        if self.waiting_for_me():
+            what = "Your turn"
+            react = obs.get("react")
+            if obs["game"] == "solo" and react is not None:
+                what = f"Protect yourself from the {react['kind']} or decline"
+            elif obs["game"] == "scout" and obs["phase"] == "turn_choice":
+                what = "Flip your whole hand or keep it"
+            left = self.time_left()
+            return what + (f" ({left:.0f} s left)" if left is not None else "") + "."
+        who = names[to_move] if to_move < len(names) else f"seat {to_move}"
+        return f"Waiting for {who} (seat {to_move})."
+
+    def time_left(self, now: float | None = None) -> float | None:
+        if self.turn_clock is None or self.clock_start is None:
+            return None
+        now = self.clock() if now is None else now
+        return max(0.0, self.turn_clock - (now - self.clock_start))
+
+    def round_summary(self) -> str:
+        rounds = self.session.round_scores()
+        if not rounds:
+            return ""
+        names = self.session.names()
+        last, totals = rounds[-1], self.session.totals()
+        parts = [f"{'you' if s == self.seat else names[s]} {d:+d} (total {totals[s]})"
+                 for s, d in enumerate(last)]
+        return f"Round {len(rounds)} summary: " + ", ".join(parts)
+
+    def match_summary(self) -> str:
+        names = self.session.names()
+        totals = self.session.totals()
+        winners = self.session.winners()
+        who = ", ".join("you" if s == self.seat else f"{names[s]} (seat {s})" for s in winners)
+        ranking = sorted(range(len(totals)), key=lambda s: totals[s], reverse=True)
+        obs = self.session.observation()
+        if obs and obs["game"] == "solo" and obs["config"].get("scoring") == "penalty":
+            ranking.reverse()
+        table = ", ".join(f"{'you' if s == self.seat else names[s]} {totals[s]}" for s in ranking)
+        return f"Match over after {len(self.session.round_scores())} rounds. Won by {who}. Totals: {table}."
+
+    # --- acting ----------------------------------------------------------------------------------
+    def submit(self, text: str) -> str | None:
+        """Propose ``text`` (the engine's notation); None if sent, else a one-line reason."""
+        text = text.strip()
+        if self.pending is not None and self.clock() - self.pending_at < PENDING_TIMEOUT:
+            return f"wait: {self.pending} is on its way to the table"
+        self.pending, self.pending_at = text, self.clock()
+        why = self.session.propose(text)
+        if why is not None:
+            self.pending = None
+            self.message = why
+            return why
+        self.builder = None
+        if text != "solo" and not text.startswith("catch:"):
+            self.call_armed = False  # an armed call goes with the next play only
+        self.message = ""
+        return None
+
+    def start(self, actions: Sequence[Any] | None = None) -> Question | None:
+        """Begin building a move from ``actions`` (default: every action worth offering)."""
+        obs = self.session.observation()
+        if obs is None:
+            return None
+        self.builder = Builder(obs["game"], list(self.actions() if actions is None else actions), obs,
+                               self.session.names(), self.call_armed)
+        return self.advance()
+
+    def question(self) -> Question | None:
+        return None if self.builder is None else self.builder.question()
+
+    def menu(self) -> Question | None:
+        """What to offer now: the open question of a move being built, else every move (the
+        first step of each legal action worth offering); None when there is nothing to do."""
+        if self.builder is not None:
+            q = self.builder.question()
+            if q is not None:
+                return q
+        obs = self.session.observation()
+        acts = self.actions()
+        if obs is None or not acts:
+            return None
+        return Builder(obs["game"], acts, obs, self.session.names(), self.call_armed).top()
+
+    def choose(self, key: str) -> Question | None:
+        """Pick ``key`` from ``menu()``; submits the action once it is determined."""
+        if self.builder is not None and self.builder.question() is not None:
+            self.builder.answer(key)
+            return self.advance()
+        obs = self.session.observation()
+        if obs is None:
+            raise ValueError("the match has not started yet")
+        self.builder = Builder(obs["game"], self.actions(), obs, self.session.names(), self.call_armed)
+        try:
+            self.builder.choose_move(key)
+        except ValueError:
+            self.builder = None
+            raise
+        return self.advance()
+
+    def answer(self, key: str) -> Question | None:
+        """Answer the current question; submits the action once it is determined."""
+        if self.builder is None:
+            self.start()
+        assert self.builder is not None
+        self.builder.answer(key)
+        return self.advance()
+
+    def advance(self) -> Question | None:
+        """The next question, or submit the action if there is none (None then)."""
+        b = self.builder
+        if b is None:
+            return None
+        b.call = self.call_armed
+        q = b.question()
+        if q is not None:
+            return q
+        action = b.result()
+        self.builder = None
+        if action is not None:
+            self.submit(str(action))
+        return None
+
+    def cancel(self) -> None:
+        self.builder = None
+
+    # hot keys -----------------------------------------------------------------------------------
+    def jump_in(self) -> str | None:
+        opts = self.options()
+        if not opts.jump:
+            return "no jump-in now"
+        return self._play_group(opts.jump)
+
+    def protect(self) -> str | None:
+        opts = self.options()
+        if not opts.protect:
+            return "no Protection to play now"
+        return self._play_group(opts.protect)
+
+    def _play_group(self, actions: list[Any]) -> str | None:
+        """Play from ``actions`` (with their call variants): at once if there is one choice, else ask."""
+        texts = {str(a) for a in actions}
+        legal = self.actions()
+        group = [a for a in legal if str(a) in texts or str(a).rstrip("!") in texts]
+        q = self.start(group)
+        return None if q is None else q.prompt
+
+    def call_solo(self) -> str | None:
+        """The SOLO! key: a late call if one is legal, else arm (or disarm) a call with the next play."""
+        opts = self.options()
+        if opts.call is not None:
+            return self.submit(str(opts.call))
+        if opts.arm or self.call_armed:
+            self.call_armed = not self.call_armed
+            if self.builder is not None:
+                self.builder.call = self.call_armed
+            self.message = ("SOLO! will be called with your play" if self.call_armed
+                            else "SOLO! call withdrawn")
+            return None
+        return "no SOLO call to make now"
+
+    def catch(self) -> str | None:
+        opts = self.options()
+        if not opts.catch:
+            return "nobody to catch now"
+        return self.submit(str(opts.catch[0]))
+
+    def decline(self) -> str | None:
+        opts = self.options()
+        if opts.decline is None:
+            return "no Protection window for you"
+        return self.submit(str(opts.decline))
+
+    def flip(self, flip: bool = True) -> str | None:
+        opts = self.options()
+        action = opts.flip if flip else opts.keep
+        if action is None:
+            return "the whole-hand turn is over"
+        return self.submit(str(action))
+
+    def leave(self) -> None:
+        self.builder = None
+        self.session.leave()
+
+    # the turn clock -----------------------------------------------------------------------------
+    def tick(self, now: float | None = None) -> str | None:
+        """Run the turn clock; returns the action played for this seat if time ran out."""
+        if self.turn_clock is None:
+            return None
+        now = self.clock() if now is None else now
+        if not self.waiting_for_me():
+            self.clock_start = None
+            return None
+        if self.pending is not None and now - self.pending_at < PENDING_TIMEOUT:
+            return None
+        if self.clock_start is None:
+            self.clock_start = now
+            return None
+        if now - self.clock_start < self.turn_clock:
+            return None
+        obs, legal = self.session.observation(), self.session.legal()
+        m = self.session.match()
+        assert obs is not None and m is not None and self.seat is not None
+        if self._clock_bot is None:
+            self._clock_bot = make_bot(CLOCK_BOT, m.seed, self.seat)
+        action = str(self._clock_bot.choose(obs, legal))
+        self.builder = None
+        self._say(f"Time is up: the computer plays {action} for you.")
+        self.clock_start = None
+        if self.submit(action) is not None:
+            return None
+        return action

@@ -1,0 +1,245 @@
+"""``--plain``: the table as lines of text, for scripts and screen readers.
+
+Reads one action per line in the engine's text notation (``R7``, ``wild:B``, ``Rgift:2:R3,G5``,
+``R7+G7+B7``, ``draw``, ``catch:3``; ``flip``, ``show:2-4``, ``scout:L:9@0`` ... see
+docs/rules-notes.md) and prints what happens, one sentence a line. When the game waits for you
+it prints the table, your hand and a prompt line::
+
+    your turn (seat 1): 4 moves: R7 wild:R wild:G draw
+
+(long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
+``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
+``view``, ``hint``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
+line on stderr and the prompt again. End of input leaves the game: a computer player takes
+the seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import Any, TextIO
+
+from cli.controller import COLOUR_NAMES, Controller, LocalSession
+
+SHOWN_MOVES = 12
+HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
+        "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
+        "scout:L:V@P+show:I-J), "
+        "or: moves, view, hint, jump, catch, protect, leave")
+
+
+class PlainClient:
+    """Line mode over a controller: ``feed(line)`` for input, ``poll()`` to print what changed."""
+
+    def __init__(self, controller: Controller, out: TextIO, err: TextIO, *,
+                 bot_delay: float | None = 0.3) -> None:
+        self.c = controller
+        self.out = out
+        self.err = err
+        self.bot_delay = bot_delay
+        self._last_bot = 0.0
+        self._prompted: tuple[Any, ...] | None = None
+        self._viewed = -1
+        self.done = False
+
+    # --- output ---------------------------------------------------------------------------------
+    def say(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def problem(self, line: str) -> None:
+        self.err.write(f"cardtable: {line}\n")
+        self.err.flush()
+        self._prompted = None  # prompt again
+
+    def poll(self) -> None:
+        """Step the computer players (in-process match), run the turn clock, print what is new."""
+        c = self.c
+        session = c.session
+        if isinstance(session, LocalSession) and self.bot_delay is not None:
+            now = c.clock()
+            if now - self._last_bot >= self.bot_delay and session.step():
+                self._last_bot = now
+        c.tick()
+        for line in c.drain():
+            self.say(line)
+        self._prompt()
+
+    def _prompt(self) -> None:
+        c = self.c
+        phase = c.session.phase()
+        key = (c.session.version, phase, c.pending, c.builder is not None and id(c.builder))
+        if key == self._prompted:
+            return
+        self._prompted = key
+        if phase in ("lobby", "seeding"):
+            self.say(c.session.status())
+            return
+        if c.pending is not None or phase != "playing":
+            return
+        seat = c.seat
+        if c.builder is not None:
+            q = c.menu()
+            if q is not None:
+                choices = " | ".join(f"{ch.key}: {ch.label}" for ch in q.choices)
+                self.say(f"{q.prompt} (seat {seat}): {choices}")
+                return
+        moves = c.turn_moves()
+        if moves:
+            if c.session.version != self._viewed:
+                self._viewed = c.session.version
+                self.view()
+            texts = [str(a) for a in moves]
+            extra = len(texts) - SHOWN_MOVES
+            more = f" [+{extra} more: 'moves' lists all]" if extra > 0 else ""
+            self.say(f"your turn (seat {seat}): {len(texts)} move{'s' if len(texts) != 1 else ''}: "
+                     f"{' '.join(texts[:SHOWN_MOVES])}{more}")
+            return
+        chances = self._chances()
+        if chances:
+            self.say(f"you may (seat {seat}): {' | '.join(chances)}")
+
+    def _chances(self) -> list[str]:
+        opts = self.c.options()
+        out = [f"jump in {a}" for a in opts.jump]
+        if opts.call is not None:
+            out.append("call SOLO! solo")
+        out += [f"catch seat {str(a)[6:]} {a}" for a in opts.catch]
+        if opts.decline is not None:  # a Protection window that is not yet yours to answer
+            out += [f"protect {a}" for a in opts.protect] + ["decline"]
+        if opts.flip is not None:
+            out += ["flip", "keep"]
+        return out
+
+    def view(self) -> None:
+        """The table, the players and your hand, in a few lines."""
+        c = self.c
+        obs = c.session.observation()
+        if obs is None:
+            self.say(c.session.status())
+            return
+        rows = c.players()
+        cards = ", ".join(f"{'you' if r['me'] else r['name']} {r['cards']}"
+                          + (" (to move)" if r["to_move"] else "") for r in rows)
+        totals = " ".join(str(r["total"]) for r in rows)
+        if obs["game"] == "solo":
+            colour = obs.get("colour")
+            force = COLOUR_NAMES[colour] + " in force" if colour else "any card fits"
+            table = (f"top {obs['top']}, {force}, "
+                     f"{'clockwise' if obs['direction'] == 1 else 'reversed'}, draw pile {obs['draw_size']}")
+            if obs.get("penalty"):
+                table += f", penalty {obs['penalty']} pending"
+            if isinstance(obs.get("drawn"), str):
+                table += f", you drew {obs['drawn']}"
+            react = obs.get("react")
+            if react:
+                table += f", Protection window ({react['kind']}) for seat {react['pending'][0]}"
+            hand = " ".join(obs["hand"])
+        else:
+            active = obs["active"]
+            table = "the table is empty"
+            if active:
+                table = f"active set {' '.join(active)} of seat {obs['owner']}"
+            hand = " ".join(f"{i}:{t}" for i, t in enumerate(obs["hand"]))
+        self.say(f"[round {obs['round'] + 1}] {table}. Cards: {cards}. Totals: {totals}.")
+        self.say(f"hand: {hand or '(empty)'}")
+
+    # --- input ----------------------------------------------------------------------------------
+    def feed(self, line: str | None) -> None:
+        """One line of input (None: end of input, which leaves the game)."""
+        c = self.c
+        if line is None:
+            if not c.session.is_over() and c.session.phase() not in ("left", "over"):
+                c.leave()
+            self.done = True
+            return
+        text = line.strip()
+        if not text:
+            self._prompted = None
+            return
+        word = text.lower()
+        if word in ("help", "?"):
+            self.say(HELP)
+        elif word == "moves":
+            self.say("moves: " + " ".join(str(a) for a in c.actions()))
+        elif word in ("view", "look"):
+            self.view()
+        elif word == "hint":
+            self.say(f"hint: {c.session.hint().text}")
+        elif word in ("leave", "quit"):
+            self.feed(None)
+        elif word in ("jump", "protect", "catch"):
+            problem = {"jump": c.jump_in, "protect": c.protect, "catch": c.catch}[word]()
+            if problem:
+                self.problem(problem)
+            elif c.builder is not None:
+                self._prompted = None
+        elif c.builder is not None and text in _keys(c.menu()):
+            c.choose(text)
+        else:
+            self._act(text)
+
+    def _act(self, text: str) -> None:
+        c = self.c
+        c.cancel()
+        legal = [str(a) for a in c.session.legal()]
+        if text not in legal:
+            completions = [t for t in legal if t.startswith(text + ":") or t.startswith(text + "+")]
+            if completions:
+                shown = " ".join(completions[:SHOWN_MOVES])
+                shown += " ..." if len(completions) > SHOWN_MOVES else ""
+                self.problem(f"{text} needs more: {shown}")
+                return
+        problem = c.submit(text)
+        if problem:
+            self.problem(problem)
+
+    # --- running --------------------------------------------------------------------------------
+    async def run(self, lines: asyncio.Queue[str | None], *, linger: float = 0.0, tick: float = 0.1) -> None:
+        """Until the match is over (then ``linger`` seconds more), you leave, or input ends."""
+        c = self.c
+        self.poll()
+        while not self.done:
+            try:
+                line = await asyncio.wait_for(lines.get(), tick)
+            except TimeoutError:
+                line = ""
+            else:
+                self.feed(line)
+            self.poll()
+            if c.session.is_over():
+                self.say("the match is over")
+                await asyncio.sleep(linger)
+                self.poll()
+                return
+            if c.session.phase() == "left":
+                return
+
+
+def _keys(question: Any) -> set[str]:
+    return set() if question is None else {ch.key for ch in question.choices}
+
+
+def stdin_queue(stream: TextIO | None = None) -> asyncio.Queue[str | None]:
+    """A queue fed with the lines of ``stream`` (stdin) by a reader thread; None at the end."""
+    stream = stream or sys.stdin
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def reader() -> None:
+        while True:
+            try:
+                line = stream.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, line or None)
+            except RuntimeError:  # the loop is closed: nobody listens any more
+                return
+            if not line:
+                return
+
+    threading.Thread(target=reader, name="cardtable-stdin", daemon=True).start()
+    return queue

@@ -1,0 +1,194 @@
+"""``cardtable play``: you against computer players, and the terminal client behind host/join.
+
+``play`` hosts a private table on loopback through the same p2p stack as a LAN game: one
+``p2p.peer.Peer`` on a ``p2p.node.Node`` bound to 127.0.0.1, every other seat a computer
+player run by that peer, no beacons (nobody else hears the table). The seat is played in the
+Textual table (``cli/tui.py``) or, with ``--plain``, in line mode (``cli/plain.py``), both over
+``cli.controller``. ``--no-network`` plays the same match in-process without sockets.
+
+``net_client`` is the hook ``cardtable host`` and ``cardtable join`` call when they run
+without ``--auto``: it plays this peer's seat interactively on the node they opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import click
+
+from ai.bots import make_bot, parse_bot_spec
+from cli.controller import BaseSession, Controller, LocalSession, NetSession
+from cli.options import (
+    edition_option,
+    game_argument,
+    make_config,
+    plain_option,
+    players_option,
+    seed_option,
+    turn_clock_option,
+)
+from engine.errors import ParseError
+
+DEFAULT_BOTS = "ismcts:fast"
+FALLBACK_BOTS = "heuristic"
+START_WAIT = 15.0
+"""Seconds to wait for a private table's seed agreement (it needs no one else: about 2 s)."""
+LEAVE_WAIT = 5.0
+"""Seconds to wait for a leave to reach the table log before closing the sockets."""
+
+EXAMPLES = """
+\b
+Examples:
+  cardtable play solo                          (you and 3 computer players)
+  cardtable play solo --edition anniversary --players 3 --bots ismcts:strong
+  cardtable play scout --players 4 --turn-clock 30
+  cardtable play solo --plain --seed 7         (line mode: type R7, wild:B, draw ...)
+"""
+
+
+@click.command(epilog=EXAMPLES)
+@game_argument
+@players_option
+@edition_option
+@click.option("--bots", default=None, metavar="BOT",
+              help="The computer players: random, heuristic, ismcts:fast|normal|strong (or just fast, "
+                   f"normal, strong) [default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")
+@plain_option
+@turn_clock_option
+@seed_option
+@click.option("--no-network", is_flag=True,
+              help="Play in this process, without the p2p stack and its sockets; the computer players "
+                   "pause between moves, so there is time to jump in or catch.")
+def play(game: str, players: int, edition: str | None, bots: str | None, plain: bool,
+         turn_clock: float | None, seed: int | None, no_network: bool) -> None:
+    """Play GAME (solo or scout) against computer players, with no setup.
+
+    You take seat 0; the others are computer players. The table runs through the same p2p
+    stack as a LAN game, on loopback and heard by no one else. The deal comes from --seed
+    (printed when left out), so a seed replays the same cards.
+    """
+    config = make_config(game, players, edition)
+    if not plain:
+        need_terminal()
+    spec = resolve_bots(bots)
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    click.echo(f"seed: {seed}", err=True)
+    if no_network:
+        from engine.match import Match, match_seed
+
+        session: Any = LocalSession(Match(config, match_seed(seed, 0)), 0, spec)
+        digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
+                                         bot_delay=0.3 if plain else 0.8))
+    else:
+        digest = asyncio.run(_play_on_loopback(config, spec, plain, turn_clock, seed))
+    if digest:
+        click.echo(f"digest: {digest}")
+
+
+async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None,
+                            seed: int) -> str | None:
+    from p2p.identity import Identity
+    from p2p.node import Node
+    from p2p.peer import Peer
+    from p2p.store import MemoryStore
+
+    node = Node(host="127.0.0.1", listen_discovery=False, broadcast=["127.0.0.1"])
+    try:
+        await node.open()
+    except OSError as err:
+        raise click.ClickException(f"cannot open a UDP socket on 127.0.0.1: {err.strerror} "
+                                   "(--no-network plays without one)") from None
+    node.broadcast = []  # a private table: its beacons go nowhere
+    try:
+        peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1,
+                         now=node.clock(), seed=f"cardtable/play/{seed}".encode(), bots=bots, auto=None)
+        session = NetSession(node, peer)
+        node.attach(peer)
+        if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
+            raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
+        return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0)
+    finally:
+        await node.close()
+
+
+def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
+    """The interactive client for ``host``/``join``: plays ``peer``'s seat on ``node``.
+
+    Called as ``await client(node, peer, linger)`` once the node is open and the peer attached;
+    returns the match digest when the match is over, None when the player left before.
+    """
+    if not plain:
+        need_terminal()
+
+    async def client(node: Any, peer: Any, linger: float) -> str | None:
+        return await run_session(NetSession(node, peer), plain=plain, turn_clock=turn_clock, linger=linger,
+                                 resumable=True)
+
+    return client
+
+
+async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
+                      bot_delay: float | None = None, resumable: bool = False) -> str | None:
+    """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
+
+    ``resumable``: the table is kept on disk (host/join), so closing the client without leaving
+    is worth a word on how to come back."""
+    controller = Controller(session, turn_clock=turn_clock)
+    over_at: list[float] = []
+
+    def note_the_end() -> None:
+        if session.is_over() and not over_at:
+            over_at.append(time.monotonic())
+
+    controller.on_change(note_the_end)
+    if plain:
+        from cli.plain import PlainClient, stdin_queue
+
+        client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay)
+        await client.run(stdin_queue(), linger=linger)
+    else:
+        from cli.tui import TableApp
+
+        await TableApp(controller, bot_delay=bot_delay).run_async()
+        if controller.summary:
+            click.echo(controller.summary, err=True)
+        if session.is_over() and over_at:  # stay: the others may not know yet that the match is over
+            await asyncio.sleep(max(0.0, linger - (time.monotonic() - over_at[0])))
+    if isinstance(session, NetSession) and session.phase() == "left":
+        await session.node.wait_for(lambda: session.peer.left, LEAVE_WAIT)
+        return None
+    if resumable and not session.is_over():
+        click.echo("cardtable: you closed the client without leaving the table: your seat waits for you "
+                   "(a computer player takes it over meanwhile); the same command resumes it", err=True)
+    return session.digest() if session.is_over() else None
+
+
+def resolve_bots(spec: str | None) -> str:
+    """The bot spec for the computer seats; the default falls back to heuristic without the search."""
+    if spec is None:
+        try:
+            make_bot(DEFAULT_BOTS, b"check", 1)
+            return DEFAULT_BOTS
+        except ParseError:
+            click.echo(f"cardtable: the compiled search is missing: the computer players are {FALLBACK_BOTS}",
+                       err=True)
+            return FALLBACK_BOTS
+    if spec in ("fast", "normal", "strong"):
+        spec = f"ismcts:{spec}"
+    try:
+        parse_bot_spec(spec)
+        make_bot(spec, b"check", 1)
+    except ParseError as err:
+        raise click.BadParameter(str(err), param_hint="--bots") from None
+    return spec
+
+
+def need_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError("the table needs a terminal: use --plain for line mode")

@@ -1,0 +1,352 @@
+"""The Textual table: one seat's view of a SOLO or SCOUT match, driven by ``cli.controller``.
+
+Layout: the title; the players (hand sizes, totals, whose turn) beside the table (SOLO: the
+discard pile's top, the colour in force, the direction, penalties and open windows; SCOUT: the
+active set and its owner); your hand in colour; a status line (whose turn, the turn clock,
+messages); the moves you may make now (a list; choosing one asks for the Wild's colour, the
+target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
+point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
+the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
+flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from cli.controller import COLOUR_NAMES, Controller, LocalSession, Question
+
+SOLO_STYLES = {"R": "bold white on dark_red", "G": "bold black on green3", "B": "bold white on blue3",
+               "Y": "bold black on gold1"}
+BLACK_STYLE = "bold white on grey15"
+LIGHTNING = {"R": "bold red1 on grey15", "G": "bold green1 on grey15", "B": "bold dodger_blue1 on grey15",
+             "Y": "bold yellow1 on grey15"}
+
+
+def solo_card(text: str) -> str:
+    """Rich markup for a SOLO card: its colour as the background, black cards dark."""
+    if text.startswith("prot"):
+        return f"[{LIGHTNING.get(text[4:], BLACK_STYLE)}] ⚡{text[4:]} [/]"
+    style = SOLO_STYLES.get(text[:1], BLACK_STYLE) if text[:1] in SOLO_STYLES else BLACK_STYLE
+    return f"[{style}] {escape(text)} [/]"
+
+
+def scout_card(text: str) -> str:
+    """Rich markup for a SCOUT card ``up/down`` (5 cells): the value that counts bold and bright,
+    the other one small and dim."""
+    up, _, down = text.partition("/")
+    return f"[bold black on wheat1]{up:>2}[/][black on grey70]/{down:<2}[/]"
+
+
+class TableApp(App[str | None]):
+    """The table for one seat. ``bot_delay``: seconds between computer moves of a LocalSession
+    (None: the computer players move only when the test or caller steps them)."""
+
+    TITLE = "cardtable"
+    CSS = """
+    #top { height: auto; }
+    #players { width: 3fr; border: round $accent; padding: 0 1; height: auto; }
+    #table { width: 2fr; border: round $accent; padding: 0 1; height: auto; }
+    #hand { border: round $success; padding: 0 1; height: auto; }
+    #status { padding: 0 1; height: auto; background: $boost; }
+    #main { height: 1fr; }
+    #moves { width: 2fr; border: round $primary; }
+    #log { width: 3fr; border: round $secondary; }
+    #summary { padding: 0 1; height: auto; color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "jump", "Jump in"),
+        Binding("s", "solo", "SOLO!"),
+        Binding("c", "catch", "Catch"),
+        Binding("p", "protect", "Protection"),
+        Binding("d", "decline", "Decline"),
+        Binding("f", "flip", "Flip hand"),
+        Binding("k", "keep", "Keep hand"),
+        Binding("h", "hint", "Hint"),
+        Binding("escape", "cancel_move", "Back"),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    def __init__(self, controller: Controller, *, bot_delay: float | None = 0.8, tick: float = 0.2) -> None:
+        super().__init__()
+        self.controller = controller
+        self.bot_delay = bot_delay
+        self.tick_every = tick
+        self._last_bot = 0.0
+        self._menu_key: tuple[Any, ...] = ()
+        self._leave_asked = 0.0
+        self._seen_version = -1
+        self.hint_text = ""
+        self._status_text = ""
+
+    # --- layout ---------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        with Horizontal(id="top"):
+            yield Static(id="players")
+            yield Static(id="table")
+        yield Static(id="hand")
+        yield Static(id="status")
+        with Horizontal(id="main"):
+            yield OptionList(id="moves")
+            yield RichLog(id="log", wrap=True, markup=True, min_width=20)
+        yield Static(id="summary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#moves", OptionList).border_title = "Moves"
+        self.query_one("#log", RichLog).border_title = "What happened"
+        self.query_one("#players", Static).border_title = "Players"
+        self.query_one("#table", Static).border_title = "Table"
+        self.query_one("#hand", Static).border_title = "Your hand"
+        self.controller.on_change(self._changed)
+        self.set_interval(self.tick_every, self._tick)
+        self.query_one("#moves", OptionList).focus()
+        self.refresh_view()
+
+    def _changed(self) -> None:
+        self.call_later(self.refresh_view)
+
+    def _tick(self) -> None:
+        c = self.controller
+        session = c.session
+        if isinstance(session, LocalSession) and self.bot_delay is not None:
+            now = c.clock()
+            if now - self._last_bot >= self.bot_delay and session.step():
+                self._last_bot = now
+        c.tick()
+        if session.version != self._seen_version:
+            self.refresh_view()
+        else:
+            self._render_status()
+
+    # --- drawing --------------------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        c = self.controller
+        self._seen_version = c.session.version
+        obs = c.session.observation()
+        self._render_title(obs)
+        self._render_players()
+        self._render_table(obs)
+        self._render_hand(obs)
+        self._render_status()
+        self._render_menu()
+        log = self.query_one("#log", RichLog)
+        for line in c.drain():
+            log.write(escape(line))
+        self.query_one("#summary", Static).update(escape(c.summary))
+        self.refresh_bindings()
+
+    def _render_title(self, obs: dict[str, Any] | None) -> None:
+        c = self.controller
+        if obs is None:
+            text = f"cardtable · {c.session.status()}"
+        else:
+            cfg = obs["config"]
+            game = "SOLO " + cfg.get("edition", "") if obs["game"] == "solo" else "SCOUT"
+            text = (f"cardtable · {game}, {obs['players']} players · round {obs['round'] + 1}"
+                    f" · you are seat {c.seat}")
+        self.query_one("#title", Static).update(f"[b]{escape(text)}[/b]")
+
+    def _render_players(self) -> None:
+        lines = []
+        for row in self.controller.players():
+            mark = "▶" if row["to_move"] else " "
+            who = "you" if row["me"] else row["name"]
+            tag = "" if row["controller"] in ("human", "") or row["me"] else f", {row['controller']}"
+            if row["me"] and row["controller"] == "bot":
+                tag = ", a computer plays for you"
+            parts = [] if row["cards"] is None else [f"{row['cards']} cards", f"{row['total']} pts"]
+            if row.get("solo") == "called":
+                parts.append("[b]SOLO![/b]")
+            elif row.get("solo") == "missed":
+                parts.append("[b red]no SOLO call![/]")
+            if "chips" in row:
+                parts += [f"{row['captured']} captured", f"{row['chips']} chips"]
+                if row["flipped"] is None:
+                    parts.append("[dim]deciding[/]")
+            label = f"{mark} [b]{escape(who)}[/b] [dim](seat {row['seat']}{tag})[/]: "
+            lines.append(label + " · ".join(parts))
+        self.query_one("#players", Static).update("\n".join(lines) or "no seats yet")
+
+    def _render_table(self, obs: dict[str, Any] | None) -> None:
+        names = self.controller.session.names()
+        widget = self.query_one("#table", Static)
+        if obs is None:
+            widget.update(escape(self.controller.session.status()))
+            return
+        if obs["game"] == "solo":
+            colour = obs.get("colour")
+            lines = [f"top {solo_card(obs['top'])}  "
+                     + (f"{COLOUR_NAMES[colour]} in force" if colour else "any card fits"),
+                     f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
+                     f" · draw pile {obs['draw_size']}"]
+            if obs.get("penalty"):
+                lines.append(f"[b]penalty pending: {obs['penalty']} cards[/b]")
+            if obs.get("drawn") and isinstance(obs["drawn"], str):
+                lines.append(f"you drew {solo_card(obs['drawn'])}: play it or keep it")
+            react = obs.get("react")
+            if react:
+                lines.append(f"Protection window: {react['kind']} by {escape(names[react['by']])}, "
+                             f"waiting for seat {react['pending'][0]}")
+            solo = obs.get("solo")
+            if solo:
+                state = "called SOLO!" if solo["called"] else "[b red]has not called SOLO[/]"
+                lines.append(f"{escape(names[solo['seat']])} (seat {solo['seat']}) {state}")
+        else:
+            active = obs["active"]
+            if active:
+                owner = obs["owner"]
+                cards = " ".join(scout_card(t) for t in active)
+                lines = [f"active set: {cards}", f"owned by {escape(names[owner])} (seat {owner})"]
+            else:
+                lines = ["the table is empty: show anything"]
+            if obs["phase"] == "turn_choice":
+                lines.append("every player may turn their whole hand around first")
+        widget.update("\n".join(lines))
+
+    def _render_hand(self, obs: dict[str, Any] | None) -> None:
+        widget = self.query_one("#hand", Static)
+        if obs is None:
+            widget.update("")
+            return
+        hand = obs["hand"]
+        if obs["game"] == "solo":
+            widget.update(" ".join(solo_card(t) for t in hand) or "(empty)")
+            return
+        cards = " ".join(scout_card(t) for t in hand)
+        index = " ".join(f"{i:^5}" for i in range(len(hand)))
+        widget.update(f"{cards}\n[dim]{index}[/]" if hand else "(empty)")
+
+    def _render_status(self) -> None:
+        c = self.controller
+        parts = [c.status_line()]
+        if c.call_armed:
+            parts.append("[b]SOLO! armed[/b]")
+        if c.message:
+            parts.append(escape(c.message))
+        if self.hint_text:
+            parts.append(f"[i]hint: {escape(self.hint_text)}[/i]")
+        text = "  ·  ".join(parts)
+        if text != self._status_text:
+            self._status_text = text
+            self.query_one("#status", Static).update(text)
+
+    def _render_menu(self) -> None:
+        c = self.controller
+        menu = c.menu()
+        key = (c.session.version, c.builder is not None and id(c.builder),
+               None if menu is None else (menu.kind, menu.choices))
+        if key == self._menu_key:
+            return
+        self._menu_key = key
+        moves = self.query_one("#moves", OptionList)
+        moves.clear_options()
+        if menu is None:
+            moves.border_title = "Moves (none now)"
+            return
+        moves.border_title = escape(menu.prompt) + ("  (Esc: back)" if c.builder is not None else "")
+        moves.add_options([Option(escape(ch.label), id=ch.key) for ch in menu.choices])
+        moves.highlighted = 0
+
+    # --- input ----------------------------------------------------------------------------------
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        key = event.option.id
+        if key is None:
+            return
+        self.hint_text = ""
+        try:
+            self.controller.choose(key)
+        except ValueError as err:  # the table moved on between drawing and choosing
+            self.controller.message = str(err)
+        self.refresh_view()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        c = self.controller
+        if action in ("jump", "solo", "catch", "protect", "decline", "flip", "keep"):
+            opts = c.options()
+            return {
+                "jump": bool(opts.jump), "solo": opts.call is not None or opts.arm or c.call_armed,
+                "catch": bool(opts.catch), "protect": bool(opts.protect), "decline": opts.decline is not None,
+                "flip": opts.flip is not None, "keep": opts.keep is not None,
+            }[action]
+        if action == "hint":
+            return bool(c.actions())
+        if action == "cancel_move":
+            return c.builder is not None
+        return True
+
+    def _after(self, problem: str | None) -> None:
+        if problem:
+            self.controller.message = problem
+        self.hint_text = ""
+        self.refresh_view()
+
+    def action_jump(self) -> None:
+        self._after(self.controller.jump_in())
+
+    def action_solo(self) -> None:
+        self._after(self.controller.call_solo())
+
+    def action_catch(self) -> None:
+        self._after(self.controller.catch())
+
+    def action_protect(self) -> None:
+        self._after(self.controller.protect())
+
+    def action_decline(self) -> None:
+        self._after(self.controller.decline())
+
+    def action_flip(self) -> None:
+        self._after(self.controller.flip(True))
+
+    def action_keep(self) -> None:
+        self._after(self.controller.flip(False))
+
+    def action_cancel_move(self) -> None:
+        self.controller.cancel()
+        self.refresh_view()
+
+    def action_hint(self) -> None:
+        inputs = self.controller.session.hint_inputs()
+        if inputs is None:
+            self.hint_text = "nothing to do now"
+            self._render_status()
+            return
+        self.hint_text = "thinking..."
+        self._render_status()
+        self.run_worker(lambda: self._hint_done(self.controller.session.run_hint(*inputs)), thread=True)
+
+    def _hint_done(self, hint: Any) -> None:
+        self.call_from_thread(self._show_hint, hint.text)
+
+    def _show_hint(self, text: str) -> None:
+        self.hint_text = text
+        self._render_status()
+
+    def action_leave(self) -> None:
+        c = self.controller
+        phase = c.session.phase()
+        if phase in ("over", "left") or c.session.is_over():
+            self.exit(c.session.digest())
+            return
+        now = c.clock()
+        if now - self._leave_asked > 5.0:
+            self._leave_asked = now
+            c.message = "press q again to leave the table: a computer player takes your seat"
+            self._render_status()
+            return
+        c.leave()
+        self.exit(None)
+
+
+def menu_labels(question: Question | None) -> list[str]:
+    """The labels of a menu, in order (for tests and captures)."""
+    return [] if question is None else [c.label for c in question.choices]

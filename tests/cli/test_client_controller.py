@@ -1,0 +1,437 @@
+"""The client controller without a UI, over ``LocalSession``: building and sending every kind of
+move, the out-of-turn options, the turn clock and the words of the log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cli.controller import Controller, LocalSession, Note, words
+from engine.match import Match
+from engine.scout import Config as ScoutConfig
+from engine.solo import Config as SoloConfig
+
+DRAW = "R1 R2 R3 G4 G5 B6 B7 Y8 Y9 R9 G1 G2"
+
+
+def solo_match(hands: list[str], discard: str = "R5", edition: str = "anniversary", **state: Any) -> Match:
+    """A match whose first round is the SOLO position given (seat 0 is the player)."""
+    config = SoloConfig.preset(edition, len(hands))
+    snap: dict[str, Any] = {"game": "solo", "config": config.to_dict(), "seed": b"client".hex(), "round": 0,
+                            "hands": [h.split() for h in hands], "draw": state.pop("draw", DRAW).split(),
+                            "discard": discard.split(), "turn": state.pop("turn", 0)}
+    snap.update(state)
+    return Match.from_snapshot({"config": config.to_dict(), "seed": b"client".hex(), "round": 0,
+                                "totals": config.initial_totals(), "round_scores": [], "state": snap})
+
+
+def scout_match(hands: list[str], active: str = "", owner: int | None = None, turn: int | None = 0,
+                phase: str = "play", **state: Any) -> Match:
+    config = ScoutConfig(players=len(hands))
+    n = len(hands)
+    cards = [h.split() for h in hands]
+    snap: dict[str, Any] = {
+        "config": config.to_dict(), "seed": b"client".hex(), "round": 0, "phase": phase,
+        "turn": turn if phase == "play" else None,
+        "flipped": [False] * n if phase == "play" else [None] * n, "hands": cards,
+        "known": [[False] * len(h) for h in cards], "active": active.split(), "owner": owner,
+        "captured": [[] for _ in range(n)], "chips": [0] * n, "scout_show": [n > 2] * n, "set_aside": [],
+        "exempt": None,
+    }
+    snap.update(state)
+    return Match.from_snapshot({"config": config.to_dict(), "seed": b"client".hex(), "round": 0,
+                                "totals": [0] * n, "round_scores": [], "state": snap})
+
+
+def client(match: Match, **kw: Any) -> tuple[LocalSession, Controller]:
+    session = LocalSession(match, 0, "heuristic")
+    return session, Controller(session, **kw)
+
+
+def view(session: LocalSession) -> dict[str, Any]:
+    """The player's observation (the match has started)."""
+    obs = session.observation()
+    assert obs is not None
+    return obs
+
+
+def hand(session: LocalSession, seat: int = 0) -> list[str]:
+    return list(session.match().observation(seat)["hand"])
+
+
+def keys(question: Any) -> list[str]:
+    return [c.key for c in question.choices]
+
+
+# --- SOLO ---------------------------------------------------------------------------------------
+
+
+def test_play_a_card_and_the_bots_answer() -> None:
+    session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    menu = c.menu()
+    assert menu is not None and keys(menu) == ["R7", "draw"]  # G3 and B2 do not fit on R5
+    assert c.choose("R7") is None
+    assert view(session)["top"] == "R7" and "R7" not in hand(session)
+    assert c.log[-1] == "You play R7"
+    assert not c.waiting_for_me()
+    assert session.run_bots() >= 3
+    assert any(line.startswith("cpu 1 (seat 1) ") for line in c.log)
+
+
+def test_a_wild_asks_for_a_colour_and_names_it() -> None:
+    session, c = client(solo_match(["wild G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    q = c.choose("wild")
+    assert q is not None and q.kind == "colour" and keys(q) == ["R", "G", "B", "Y"]
+    assert "green" in q.choices[1].label and "you hold 1" in q.choices[1].label
+    assert c.choose("G") is None
+    obs = view(session)
+    assert obs["top"] == "wild" and obs["colour"] == "G"
+    assert c.log[-1] == "You play wild naming green"
+
+
+def test_a_swap_asks_for_the_target() -> None:
+    session, c = client(solo_match(["Rswap G3 B2", "G1 G2 G6 G7 G8", "B1 B3", "Y1 Y2 Y3"]))
+    q = c.choose("Rswap")
+    assert q is not None and q.kind == "target" and keys(q) == ["1", "2", "3"]
+    assert "5 cards" in q.choices[0].label
+    assert c.choose("1") is None
+    assert hand(session) == ["G1", "G2", "G6", "G7", "G8"]
+    assert "You swap hands with cpu 1 (seat 1)" in c.log
+
+
+def test_a_gift_asks_for_the_target_and_two_cards() -> None:
+    session, c = client(solo_match(["Rgift G3 B2 Y4", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    q = c.choose("Rgift")
+    assert q is not None and q.kind == "target"
+    q = c.choose("2")
+    assert q is not None and q.kind == "gift1" and keys(q) == ["G3", "B2", "Y4"]
+    q = c.choose("Y4")
+    assert q is not None and q.kind == "gift2" and keys(q) == ["G3", "B2"]
+    assert c.choose("G3") is None
+    assert hand(session) == ["B2"]
+    assert sorted(hand(session, 2)) == sorted(["B1", "B3", "B4", "G3", "Y4"])
+    assert "You give 2 card(s) to cpu 2 (seat 2)" in c.log
+
+
+def test_multiples_ask_for_first_last_and_middle_cards() -> None:
+    session, c = client(solo_match(["R7 G7 B7 Y7 Y2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    menu = c.menu()
+    assert menu is not None and "multi:7" in keys(menu)
+    q = c.choose("multi:7")
+    assert q is not None and q.kind == "last"  # R7 is the only first card that fits on R5
+    assert keys(q) == ["G7", "B7", "Y7"]
+    q = c.choose("Y7")
+    assert q is not None and q.kind == "middle" and keys(q) == ["G7", "B7", "G7+B7"]
+    assert c.choose("G7+B7") is None
+    obs = view(session)
+    assert obs["top"] == "Y7" and obs["hand"] == ["Y2"]
+    assert c.log[-1] == "You play R7+G7+B7+Y7"
+
+
+def test_jump_in_is_an_option_only_with_the_identical_card() -> None:
+    state: dict[str, Any] = {"turn": 2, "jump": True, "laid_by": 1, "colour": "R"}
+    session, c = client(solo_match(["R5 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], discard="R2 R5",
+                                   **state))
+    assert not c.waiting_for_me() and c.turn_moves() == []
+    assert [str(a) for a in c.options().jump] == ["R5"]
+    assert c.jump_in() is None
+    assert c.log[-1] == "You jump in with R5"
+    assert view(session)["turn"] == 1  # play goes on from the jumper
+    assert c.options().jump == [] and c.jump_in() == "no jump-in now"
+
+
+def test_solo_call_with_the_play_is_armed_by_the_key() -> None:
+    session, c = client(solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], edition="classic"))
+    assert c.options().arm and c.options().call is None
+    assert c.call_solo() is None and c.call_armed
+    assert c.choose("R7") is None
+    assert view(session)["solo"] == {"seat": 0, "called": True}
+    assert c.log[-1] == "You play R7 and call SOLO!"
+    assert not c.call_armed
+
+
+def test_a_missed_call_in_classic_costs_two_cards() -> None:
+    session, c = client(solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], edition="classic"))
+    assert c.choose("R7") is None
+    session.run_bots()
+    assert len(hand(session)) >= 3
+    assert "You did not call SOLO and draw 2" in c.log
+
+
+def test_late_solo_call_in_window_mode() -> None:
+    session, c = client(solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    assert c.choose("R7") is None  # no call armed: the window opens
+    assert view(session)["solo"] == {"seat": 0, "called": False}
+    assert c.options().call is not None
+    assert c.call_solo() is None
+    assert view(session)["solo"] == {"seat": 0, "called": True}
+    assert c.log[-1] == "You call SOLO!"
+
+
+def test_catch_a_missed_call() -> None:
+    state: dict[str, Any] = {"turn": 3, "solo": {"seat": 2, "called": False}, "laid_by": 2}
+    session, c = client(solo_match(["R7 G3", "G1 G2 G6", "B4", "Y1 Y2 Y3"], **state))
+    opts = c.options()
+    assert [str(a) for a in opts.catch] == ["catch:2"]
+    # the always-legal false catches are not offered
+    assert [str(a) for a in c.actions() if str(a).startswith("catch")] == ["catch:2"]
+    assert c.catch() is None
+    assert len(hand(session, 2)) == 3
+    assert c.log[-1] == "You catch cpu 2 (seat 2), who draws 2"
+    assert c.options().catch == [] and c.catch() == "nobody to catch now"
+
+
+def test_protect_against_a_skip() -> None:
+    react: dict[str, Any] = {"kind": "skip", "by": 3, "pending": [0], "target": 0}
+    session, c = client(solo_match(["protG R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], discard="R2 Rskip",
+                                   turn=None, react=react, laid_by=3, jump=True, colour="R"))
+    assert c.waiting_for_me()
+    opts = c.options()
+    assert [str(a) for a in opts.protect] == ["protG"] and str(opts.decline) == "decline"
+    assert {str(a) for a in c.turn_moves()} == {"protG", "decline"}
+    assert c.protect() is None
+    assert c.log[-2:] == ["You play protG", "You are protected from the Skip"]
+    assert view(session)["turn"] == 1 and "You are skipped" not in c.log
+
+
+def test_decline_a_protection_window() -> None:
+    react: dict[str, Any] = {"kind": "skip", "by": 3, "pending": [0], "target": 0}
+    session, c = client(solo_match(["protG R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], discard="R2 Rskip",
+                                   turn=None, react=react, laid_by=3, jump=True, colour="R"))
+    assert c.decline() is None
+    assert c.log[-2:] == ["You do not protect", "You are skipped"]
+    assert view(session)["turn"] == 1
+    assert c.decline() == "no Protection window for you"
+
+
+def test_bad_input_is_one_line_and_changes_nothing() -> None:
+    session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    before = session.match().digest()
+    for text, part in (("zzz", "not a SOLO action"), ("G3", "does not fit"), ("wild:B", "does not hold"),
+                       ("", "non-empty")):
+        why = c.submit(text)
+        assert why is not None and part in why and "\n" not in why, (text, why)
+    assert session.match().digest() == before
+    with pytest.raises(ValueError):
+        c.choose("G3")
+    assert c.builder is None
+
+
+# --- SCOUT --------------------------------------------------------------------------------------
+
+
+def test_scout_flip_turns_the_whole_hand() -> None:
+    session, c = client(Match(ScoutConfig(players=3), b"flip"))
+    before = hand(session)
+    opts = c.options()
+    assert str(opts.flip) == "flip" and str(opts.keep) == "keep"
+    assert c.flip(True) is None
+    turned = ["/".join(reversed(card.split("/"))) for card in reversed(before)]
+    assert hand(session) == turned
+    assert c.log[-1] == "You turn your whole hand around"
+    assert c.flip(True) == "the whole-hand turn is over"
+
+
+def test_scout_show_a_span() -> None:
+    session, c = client(scout_match(["3/1 4/2 5/9 8/1", "6/2 7/3", "9/4 6/5"], active="2/3", owner=2))
+    q = c.choose("show")
+    assert q is not None and q.kind == "from"
+    q = c.choose("0")
+    assert q is not None and q.kind == "to" and keys(q) == ["0", "1", "2"]
+    assert "3-4-5 (run of 3)" in q.choices[2].label
+    assert c.choose("2") is None
+    obs = view(session)
+    assert obs["active"] == ["3/1", "4/2", "5/9"] and obs["hand"] == ["8/1"]
+    assert c.log[-1] == "You show 3-4-5 (run of 3), capture 1 card"
+
+
+def test_scout_a_card_with_orientation_and_insert_position() -> None:
+    session, c = client(scout_match(["3/1 4/2 5/9", "6/2 7/3", "9/4 6/5"], active="7/2 8/3", owner=2))
+    q = c.choose("scout")
+    assert q is not None and q.kind == "end" and keys(q) == ["L", "R"]
+    q = c.choose("R")
+    assert q is not None and q.kind == "value" and keys(q) == ["3", "8"]
+    q = c.choose("3")
+    assert q is not None and q.kind == "pos" and keys(q) == ["0", "1", "2", "3"]
+    assert "between 3/1 and 4/2" in q.choices[1].label
+    assert c.choose("1") is None
+    obs = view(session)
+    assert obs["hand"] == ["3/1", "3/8", "4/2", "5/9"] and obs["active"] == ["7/2"]
+    assert c.log[-1] == "You scout 3/8 from the right end of cpu 2 (seat 2)'s set, insert it at 1; " \
+                        "cpu 2 (seat 2) gets a Scout chip"
+    assert view(session)["chips"] == [0, 0, 1]
+
+
+def test_scout_and_show() -> None:
+    session, c = client(scout_match(["3/1 4/2 6/9 8/1", "6/2 7/3", "9/4 6/5"], active="5/2 6/3", owner=2))
+    q = c.choose("scoutshow")
+    assert q is not None and q.kind == "end"
+    c.choose("L")
+    c.choose("5")
+    q = c.choose("2")  # 3/1 4/2 [5/2] 6/9
+    assert q is not None and q.kind == "from"
+    q = c.choose("0")
+    assert q is not None and q.kind == "to"
+    assert c.choose("3") is None
+    obs = view(session)
+    assert obs["active"] == ["3/1", "4/2", "5/2", "6/9"] and obs["hand"] == ["8/1"]
+    assert any("with the Scout & Show chip" in line for line in c.log)
+
+
+# --- the turn clock, leaving, whole matches ----------------------------------------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_turn_clock_plays_the_heuristic_move_when_time_runs_out() -> None:
+    clock = FakeClock()
+    session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]), turn_clock=10,
+                        clock=clock)
+    assert c.tick() is None  # the clock starts
+    clock.now += 9.5
+    assert c.tick() is None and c.time_left() == pytest.approx(0.5)
+    assert "(0 s left)" in c.status_line() or "(1 s left)" in c.status_line()
+    clock.now += 1
+    played = c.tick()
+    assert played in ("R7", "draw")
+    assert "Time is up: the computer plays" in c.log[-2]
+    assert not c.waiting_for_me()
+
+
+def test_turn_clock_waits_while_it_is_not_your_turn_and_restarts_on_your_turn() -> None:
+    clock = FakeClock()
+    session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], turn=1),
+                        turn_clock=5, clock=clock)
+    assert c.tick() is None and c.clock_start is None
+    clock.now += 60
+    assert c.tick() is None  # not waiting for us: nothing to play
+    session.run_bots()
+    assert c.waiting_for_me()
+    assert c.tick() is None and c.clock_start == clock.now
+    clock.now += 4
+    assert c.tick() is None
+    c.submit(str(c.turn_moves()[0]))
+    assert c.clock_start is None
+
+
+def test_leaving_gives_the_seat_to_a_bot_that_finishes_the_match() -> None:
+    session, c = client(Match(ScoutConfig(players=3), b"leave"))
+    c.leave()
+    assert session.phase() == "left"
+    assert c.log[-1] == "You leave the table; a computer player (heuristic) takes over"
+    assert c.submit("flip") == "you have left the table"
+    session.run_bots()
+    assert session.is_over()
+
+
+def play_out(session: LocalSession, c: Controller) -> None:
+    """Play the whole match: our seat follows the hint (the heuristic without the compiled search)."""
+    for _ in range(5000):
+        session.run_bots()
+        if session.is_over():
+            return
+        assert c.waiting_for_me(), "the computer players stopped, yet the game does not wait for us"
+        hint = session.hint()
+        assert hint.action is not None
+        assert c.submit(hint.action) is None, hint
+    raise AssertionError("the match did not end")
+
+
+def test_a_whole_scout_match_has_round_and_match_summaries() -> None:
+    session, c = client(Match(ScoutConfig(players=3), b"whole"))
+    play_out(session, c)
+    summaries = [line for line in c.log if line.startswith("Round ") and "summary" in line]
+    assert len(summaries) == 3
+    assert c.log[-1].startswith("Match over after 3 rounds. Won by ")
+    assert c.summary == c.log[-1]
+    assert session.hint().action is None
+
+
+def test_event_words() -> None:
+    names = ["ann", "cpu 1", "cpu 2"]
+    def say(kind: str, seat: int | None, text: str, me: int = 0) -> str:
+        return words(Note(kind, seat, text), me, names)
+
+    assert say("catch", 1, "catches seat 0, who draws 2") == "cpu 1 (seat 1) catches you: you draw 2"
+    assert say("play", 0, "jumps in with R7") == "You jump in with R7"
+    assert say("flip", 0, "turns their whole hand around") == "You turn your whole hand around"
+    assert say("scout", 2, "scouts 3/8 from the right end of seat 0's set, inserts it at 1") \
+        == "cpu 2 (seat 2) scouts 3/8 from the right end of your set, inserts it at 1"
+    assert say("end", 1, "nobody beat their set: the round is over, no hand penalty") \
+        == "Nobody beat cpu 1 (seat 1)'s set: the round is over, no hand penalty"
+    assert say("round_end", None, "round 1 ends: seat 0 +3, seat 1 -2", me=1) \
+        == "Round 1 ends: ann (seat 0) +3, you -2"
+    assert say("scout", 2, "scouts 4/2 from the right end of seat 0's set, inserts it at 6; "
+                           "seat 0 gets a Scout chip") \
+        == "cpu 2 (seat 2) scouts 4/2 from the right end of your set, inserts it at 6; you get a Scout chip"
+    assert say("out", 0, "has no cards left and wins the round") \
+        == "You have no cards left and win the round"
+
+
+def test_hint_never_fails_even_where_the_search_cannot_sample() -> None:
+    """A hand-made position has fewer cards than a deck: the search may refuse it; the heuristic
+    bot answers instead, and the hint is always one of the legal actions."""
+    session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    hint = session.hint()
+    assert hint.action in {"R7", "draw"}, hint
+    assert hint.bot in ("heuristic", "ismcts:normal")
+    dealt, _ = client(Match(SoloConfig.preset("classic", 3), b"dealt"))
+    dealt.run_bots()
+    hint = dealt.hint()
+    assert hint.action in {str(a) for a in dealt.legal()} and "failed" not in hint.text, hint
+
+
+# --- the plain line mode over the same controller ----------------------------------------------------
+
+
+def plain(match: Match) -> tuple[LocalSession, Any, Any, Any]:
+    import io
+
+    from cli.plain import PlainClient
+
+    session, c = client(match)
+    out, err = io.StringIO(), io.StringIO()
+    return session, PlainClient(c, out, err, bot_delay=None), out, err
+
+
+def test_plain_prompts_takes_actions_and_explains_bad_lines_in_one_line() -> None:
+    session, p, out, err = plain(solo_match(["wild R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    p.poll()
+    lines = out.getvalue().splitlines()
+    assert lines[-2] == "hand: R7 G3 wild"
+    assert lines[-1] == "your turn (seat 0): 6 moves: R7 wild:R wild:G wild:B wild:Y draw"
+    p.feed("wild")
+    assert err.getvalue() == "cardtable: wild needs more: wild:R wild:G wild:B wild:Y\n"
+    p.feed("G3")
+    assert err.getvalue().splitlines()[-1] == "cardtable: G3 does not fit on R5 with red in force"
+    p.poll()
+    assert out.getvalue().splitlines()[-1].startswith("your turn (seat 0): ")  # the prompt again
+    p.feed("moves")
+    assert out.getvalue().splitlines()[-1] == "moves: R7 wild:R wild:G wild:B wild:Y draw"
+    p.feed("wild:Y")
+    p.poll()
+    assert "You play wild naming yellow" in out.getvalue().splitlines()
+    assert view(session)["colour"] == "Y"
+    p.feed(None)  # end of input
+    p.poll()
+    assert p.done and session.phase() == "left"
+    assert out.getvalue().splitlines()[-1] == "You leave the table; a computer player (heuristic) takes over"
+
+
+def test_plain_announces_out_of_turn_chances() -> None:
+    state: dict[str, Any] = {"turn": 2, "jump": True, "laid_by": 1, "colour": "R"}
+    session, p, out, err = plain(solo_match(["R5 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], discard="R2 R5",
+                                            **state))
+    p.poll()
+    assert out.getvalue().splitlines()[-1] == "you may (seat 0): jump in R5"
+    p.feed("jump")
+    p.poll()
+    assert "You jump in with R5" in out.getvalue().splitlines()
+    assert err.getvalue() == ""
