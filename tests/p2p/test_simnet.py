@@ -25,8 +25,8 @@ RATES = (0.0, 0.1, 0.2, 0.3)
 # name: (config, human peers, cpu seats, seeds)
 SWEEP: dict[str, tuple[Callable[[], Any], int, int, int]] = {
     "scout-2p": (lambda: scout.Config(players=2), 2, 0, 200),
-    "scout-3p-1cpu": (lambda: scout.Config(players=3), 2, 1, 48),
-    "solo-3p": (lambda: solo.Config.preset("anniversary", 3, threshold=1), 3, 0, 40),
+    "scout-3p-1cpu": (lambda: scout.Config(players=3), 2, 1, 40),
+    "solo-3p": (lambda: solo.Config.preset("anniversary", 3, threshold=1), 3, 0, 32),
     "solo-4p-2cpu": (lambda: solo.Config.preset("anniversary", 4, threshold=1), 2, 2, 40),
     "solo-4p-1cpu-classic": (lambda: solo.Config.preset("classic", 4, pool=1), 3, 1, 12),
     "solo-5p": (lambda: solo.Config.preset("anniversary", 5, threshold=1), 5, 0, 10),
