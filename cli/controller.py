@@ -803,6 +803,7 @@ class Controller:
         self.pending: str | None = None
         self.pending_at = 0.0
         self.clock_start: float | None = None
+        self._last_bot = 0.0
         self._clock_bot: Bot | None = None
         self._listeners: list[Callable[[], None]] = []
         self._cache: dict[str, Any] = {}
@@ -1174,6 +1175,15 @@ class Controller:
         self.session.leave()
 
     # the turn clock -----------------------------------------------------------------------------
+    def pace_bots(self, delay: float | None) -> None:
+        """Let an in-process match's computer players make one move per ``delay`` seconds."""
+        session = self.session
+        if not isinstance(session, LocalSession) or delay is None:
+            return
+        now = self.clock()
+        if now - self._last_bot >= delay and session.step():
+            self._last_bot = now
+
     def tick(self, now: float | None = None) -> str | None:
         """Run the turn clock; returns the action played for this seat if time ran out."""
         if self.turn_clock is None:

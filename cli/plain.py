@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from cli.controller import COLOUR_NAMES, Controller, LocalSession
+from cli.controller import COLOUR_NAMES, Controller
 
 SHOWN_MOVES = 12
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
@@ -39,7 +39,6 @@ class PlainClient:
         self.out = out
         self.err = err
         self.bot_delay = bot_delay
-        self._last_bot = 0.0
         self._prompted: tuple[Any, ...] | None = None
         self._viewed = -1
         self.done = False
@@ -57,11 +56,7 @@ class PlainClient:
     def poll(self) -> None:
         """Step the computer players (in-process match), run the turn clock, print what is new."""
         c = self.c
-        session = c.session
-        if isinstance(session, LocalSession) and self.bot_delay is not None:
-            now = c.clock()
-            if now - self._last_bot >= self.bot_delay and session.step():
-                self._last_bot = now
+        c.pace_bots(self.bot_delay)
         c.tick()
         for line in c.drain():
             self.say(line)

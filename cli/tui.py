@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from cli.controller import COLOUR_NAMES, Controller, LocalSession, Question
+from cli.controller import COLOUR_NAMES, Controller, Question
 
 SOLO_STYLES = {"R": "bold white on dark_red", "G": "bold black on green3", "B": "bold white on blue3",
                "Y": "bold black on gold1"}
@@ -79,7 +79,6 @@ class TableApp(App[str | None]):
         self.controller = controller
         self.bot_delay = bot_delay
         self.tick_every = tick
-        self._last_bot = 0.0
         self._menu_key: tuple[Any, ...] = ()
         self._leave_asked = 0.0
         self._seen_version = -1
@@ -117,10 +116,7 @@ class TableApp(App[str | None]):
     def _tick(self) -> None:
         c = self.controller
         session = c.session
-        if isinstance(session, LocalSession) and self.bot_delay is not None:
-            now = c.clock()
-            if now - self._last_bot >= self.bot_delay and session.step():
-                self._last_bot = now
+        c.pace_bots(self.bot_delay)
         c.tick()
         if session.version != self._seen_version:
             self.refresh_view()
