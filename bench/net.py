@@ -13,7 +13,8 @@ time, loss thrown in at each node's input with the given rate):
   random bot the moment its owner's peer sees its turn, so one action is in flight at a time;
 - bytes and datagrams per action: everything the peers sent during those actions (beacons
   and heartbeats included) over the number of actions;
-- idle: bytes/s a peer sends while the table waits (mean, and the sequencer's, the most);
+- idle: bytes/s a peer sends while the table waits (mean, and the sequencer's, the most),
+  measured for 5 s from 1 s after the last timed action;
 - failover: the sequencer is killed just before another peer's move; the time from the kill
   to that move being applied on every survivor (median and max over the trials);
 - catch-up: a follower is killed, the match goes on (its seat played by a bot after a 1 s
@@ -50,6 +51,7 @@ from p2p.store import MemoryStore  # noqa: E402
 from p2p.table import HUMAN, PLAYING  # noqa: E402
 
 IDLE_SECONDS = 5.0
+SETTLE_SECONDS = 1.0  # before the idle measurement: the last exchanges (an entry in flight) end
 CATCHUP_TIMEOUTS = Timeouts(takeover=1.0)
 
 
@@ -193,9 +195,7 @@ class SimTable:
         return {node.name: node.peer for node in self.nodes if node.peer is not None}
 
     def propose(self, name: str, action: str) -> None:
-        node = next(n for n in self.nodes if n.name == name)
-        assert node.peer is not None
-        self.net._handle(node, node.peer.propose_action(action, self.net.now))
+        self.net.propose(next(n for n in self.nodes if n.name == name), action)
 
     def pump(self) -> None:
         """Pass new events to the harness, then let it move."""
@@ -232,6 +232,7 @@ def sim_case(n: int, loss: float, actions: int, trials: int, seed: int) -> Resul
         result.datagrams_per_action = (net.sent - sent) / result.actions
     # idle: nobody moves for a while
     h.paused = True
+    net.run_for(SETTLE_SECONDS)
     net.trace = []
     net.run_for(IDLE_SECONDS)
     per_node: dict[tuple[str, int], int] = defaultdict(int)
@@ -405,7 +406,7 @@ async def loop_case(n: int, loss: float, actions: int, trials: int, seed: int) -
             result.bytes_per_action = sum(a[0] - b[0] for a, b in pairs) / result.actions
             result.datagrams_per_action = sum(a[1] - b[1] for a, b in pairs) / result.actions
         h.paused = True
-        await asyncio.sleep(0.5)  # let the last exchanges settle
+        await asyncio.sleep(SETTLE_SECONDS)  # let the last exchanges settle
         start = [node.stats.bytes_out for node in table.nodes.values()]
         await asyncio.sleep(IDLE_SECONDS)
         rates = [(node.stats.bytes_out - b) / IDLE_SECONDS for node, b in zip(table.nodes.values(), start,

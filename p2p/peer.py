@@ -14,6 +14,9 @@ API notes beyond the contract (for the adapter):
   source port, so set it when beacons are not sent from the peer's unicast socket;
 - ``leave`` proposes the leave; the peer goes on until the event ``left`` (the leave is
   committed), then stays silent;
+- ``Timeouts`` (every factory takes ``timeouts``) holds the protocol's timers and
+  ``bot_delay``, how long the sequencer lets people act before a computer player moves
+  (0.8 s; 0 is fine for headless runs);
 - extra event kinds: ``forfeit`` (seat), ``refused`` (one of this peer's own proposals was
   refused by the rules: index, kind, reason), ``resumed`` (commit index), ``left``.
 """
@@ -58,7 +61,7 @@ MEMBER_KINDS = ("join", "leave")
 SEQUENCER_KINDS = ("forfeit", "takeover")
 PROPOSABLE = ("act", "commit", "reveal", "return", "leave")
 THINK_ROUNDS = 32
-ADDRS_NEW, ADDRS_REFRESH = 2.0, 5.0  # member addresses ride on idle heartbeats only for a while
+WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
 
 
 @dataclass
@@ -76,31 +79,57 @@ class Output:
 
 @dataclass(frozen=True)
 class Timeouts:
-    heartbeat: float = 0.4
+    """Seconds.
+
+    ``heartbeat``: an idle follower hears from the sequencer this often; an unanswered
+    heartbeat goes again every ``2 * resend`` while the follower's election timer may still
+    run (so that loss does not start needless elections; keep ``heartbeat + 4 * resend`` under
+    ``election[0]``). ``resend``: the delay before resending a proposal not yet in the log, an
+    APPEND whose entries or commit index are unacknowledged, or a vote request: three times
+    ``resend``, then every ``2 * resend``; towards a peer silent for more than ``election[1]``
+    every ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals
+    already in the log but not committed. ``bot_delay``: the sequencer waits this long after
+    the last applied entry before it proposes a move of a computer player (``SimNet`` uses 0
+    unless given other timeouts).
+    """
+
+    heartbeat: float = 0.75
     election: tuple[float, float] = (1.2, 1.8)
     retransmit: float = 0.25
+    resend: float = 0.05
     reveal: float = 10.0
     takeover: float = 30.0
     beacon: float = 1.0
+    bot_delay: float = 0.8
 
 
 @dataclass
 class _Follower:
-    """The sequencer's view of one member."""
+    """The sequencer's view of one member.
+
+    ``base``: the index its log was last assumed to match (Raft's nextIndex - 1 when the
+    follower was set up or last refused an APPEND); a resend after a silent loss starts after
+    ``max(match, base)``, never from scratch. ``outstanding``: APPENDs sent since the last resend
+    and not answered yet (followers answer each one; a resend forgets the older ones as lost);
+    when it drops to 0 everything sent has arrived, so the commit index and the address list
+    sent are known to the follower (``commit_known``, ``addrs_known``).
+    """
 
     next: int
+    base: int = -1
     match: int = 0
+    outstanding: int = 0
+    tries: int = 0  # resends since the last answer
     sent: float = float("-inf")
     acked: float = float("-inf")
-    progress: float = float("-inf")
     commit_sent: int = -1
-    addrs_sent: list[Any] = field(default_factory=list)
-    addrs_since: float = float("-inf")
-    addrs_at: float = float("-inf")
+    commit_known: int = -1
+    addrs_sent: list[Any] | None = None  # the address list in an APPEND not yet answered
+    addrs_known: list[Any] | None = None
 
-    def unanswered(self) -> bool:
-        """The last APPEND sent has had no answer yet."""
-        return self.acked < self.sent
+    def __post_init__(self) -> None:
+        if self.base < 0:
+            self.base = self.next - 1
 
 
 @dataclass
@@ -147,8 +176,10 @@ class Peer:
         self.followers: dict[bytes, _Follower] = {}
         self.votes: set[bytes] = set()
         self.lost: set[bytes] = set()  # members that would vote for this candidate but lost their store
+        self.refused: set[bytes] = set()  # members that would not vote for this candidate
         self.incarnations: dict[bytes, set[int]] = {}  # JOINs seen, per member
         self.vote_sent = 0.0
+        self.vote_tries = 0
         self.log_seqs: dict[tuple[bytes, int], int] = {}
         self.term_start = 0
         self.member_change = 0
@@ -159,6 +190,7 @@ class Peer:
         self.next_seq = 1
         self.queue: list[_Own] = []
         self.propose_at = now
+        self.propose_tries = 0
         self.contact: Addr | None = None
         self.hello = False
         self.hello_at = now
@@ -170,7 +202,9 @@ class Peer:
         self.nonce: bytes | None = None
         self.bots: dict[int, Bot] = {}
         self.auto_bot: Bot | None = None
-        self.asked_at = -1
+        self.asked_at = -1  # the commit index at which this peer's own seat's bot was asked
+        self.bots_asked_at = -1  # ... and the computer players (sequencer)
+        self.applied_at = now  # when the last committed entry was applied
         self.stage: tuple[str, str] = ("", "")
         self.stage_since = now
         self.beacon_at = now
@@ -437,6 +471,7 @@ class Peer:
         for i in range(self.commit_index + 1, index + 1):
             self._applied(self.table.apply(self.log[i - 1]), self.log[i - 1], quiet)
         self.commit_index = index
+        self.applied_at = self.now
         self.store.set_meta("commit", index)
 
     def _applied(self, done: Applied, entry: Entry, quiet: bool) -> None:
@@ -444,7 +479,7 @@ class Peer:
         mine = p.author == self.key and p.incarnation == self.incarnation
         if mine:
             self.queue = [o for o in self.queue if o.seq > p.seq]
-            self.propose_at = self.now
+            self.propose_at, self.propose_tries = self.now, 0
         if quiet:
             return
         self._event("applied", index=done.index, seat=done.seat, author=p.author.hex(), kind=done.kind,
@@ -545,7 +580,7 @@ class Peer:
                           and not (o.payload[0] == "act" and o.payload[1] != seat)]
         self.role = FOLLOWER
         self.followers = {}
-        self.votes, self.lost = set(), set()
+        self.votes, self.lost, self.refused = set(), set(), set()
         self.election_at = self.now + self._election_timeout()
 
     # --- Raft: replication (follower side) -------------------------------------------------------
@@ -559,10 +594,10 @@ class Peer:
             return
         if self.leader is None:
             self._event("sequencer", key=msg.key.hex(), term=msg.term)
-            self.propose_at = self.now  # a pending proposal goes to the new sequencer at once
+            self.propose_at, self.propose_tries = self.now, 0  # a pending proposal goes to it at once
         self.role, self.leader, self.leader_addr = FOLLOWER, msg.key, addr
         self.leader_heard = self.now
-        self.votes, self.lost = set(), set()
+        self.votes, self.lost, self.refused = set(), set(), set()
         self.hello = False
         self.election_at = self.now + self._election_timeout()
         for key, host, port in msg.addrs:
@@ -616,15 +651,22 @@ class Peer:
         if f is None:
             return
         match = min(msg.match, len(self.log))
-        f.acked = self.now
+        f.acked, f.tries = self.now, 0
+        f.outstanding = max(0, f.outstanding - 1)
+        if not f.outstanding:  # everything sent has arrived (a guess when datagrams are duplicated)
+            f.commit_known = f.commit_sent
+            if f.addrs_sent is not None:
+                f.addrs_known, f.addrs_sent = f.addrs_sent, None
         if msg.success:
-            if match > f.match:
-                f.match, f.progress = match, self.now
+            f.match = max(f.match, match)
             f.next = max(f.next, f.match + 1)
+            if not f.outstanding and f.match < len(self.log):
+                f.next = f.match + 1  # all answered, yet some entries sent did not stick: again
             self._leader_commit()
         else:  # its log is shorter or differs from ``match`` on (it may even have lost its store)
             f.match = min(f.match, match)
             f.next = min(f.next, match + 1)
+            f.base = min(f.base, match)
 
     def _leader_commit(self) -> None:
         members = self._members()
@@ -637,14 +679,22 @@ class Peer:
         if n > self.commit_index and self.log[n - 1].term == self.term:
             self._commit_to(n)
 
-    def _replicas(self) -> set[bytes]:
-        """Whom the sequencer replicates to: the members, and leavers until they heard it committed."""
-        keys = set(self._members())
+    def _replicas(self) -> list[bytes]:
+        """Whom the sequencer replicates to: the members, and leavers until they heard it committed.
+        In log order (a list, never a set: the order of sends must not depend on hashing)."""
+        keys = [k for k in self._members() if k != self.key]
         for key, index in self.departed.items():
-            if self.commit_index < index or self._telling(key):
-                keys.add(key)
-        keys.discard(self.key)
+            if (self.commit_index < index or self._telling(key)) and key != self.key and key not in keys:
+                keys.append(key)
         return keys
+
+    def _track_followers(self) -> list[bytes]:
+        """Set up the sequencer's view of every replica it has none of yet; returns the replicas."""
+        replicas = self._replicas()
+        for key in replicas:
+            if key not in self.followers:
+                self.followers[key] = _Follower(next=len(self.log) + 1, acked=self.now)
+        return replicas
 
     def _telling(self, key: bytes) -> bool:
         until = self.telling.setdefault(key, self.now + self.timeouts.election[1])
@@ -652,22 +702,53 @@ class Peer:
 
     def _flush(self) -> None:
         """Send what each follower is missing, the new commit index, heartbeats and resends."""
-        replicas = self._replicas()
-        for key in replicas:
-            if key not in self.followers:
-                self.followers[key] = _Follower(next=len(self.log) + 1, progress=self.now)
+        replicas = self._track_followers()
         for key, f in list(self.followers.items()):
             if key not in replicas:
                 del self.followers[key]
                 continue
-            behind = f.match < len(self.log)
-            if behind and self.now >= f.progress + self.timeouts.retransmit:
-                f.next, f.progress = f.match + 1, self.now
-                self._replicate(key, f)
-            elif f.next <= len(self.log) or f.commit_sent < self.commit_index \
-                    or self.now >= f.sent + self.timeouts.heartbeat \
-                    or (f.unanswered() and self.now >= f.sent + self.timeouts.retransmit):
-                self._replicate(key, f)
+            if self.now < self._due(key, f):
+                continue
+            if f.outstanding and not self._news(f):  # no answer in time: take what is in flight as lost
+                f.tries, f.outstanding, f.addrs_sent = f.tries + 1, 0, None
+                if f.match < len(self.log):
+                    f.next = max(f.match, f.base) + 1
+            self._replicate(key, f)
+
+    def _news(self, f: _Follower) -> bool:
+        """Whether there is something new for ``f`` that may go at once: entries (within the
+        window) or a commit index it was not sent. Nothing goes at once to a follower silent
+        for longer than an election timeout (gone, or cut off): it gets heartbeats only."""
+        if self._silent(f):
+            return False
+        return (f.next <= len(self.log) and f.outstanding < WINDOW) or f.commit_sent < self.commit_index
+
+    def _silent(self, f: _Follower) -> bool:
+        return self.now - f.acked > self.timeouts.election[1]
+
+    def _due(self, key: bytes, f: _Follower) -> float:
+        """When the next APPEND to ``f`` is due: news at once; a resend when the last one is
+        unanswered; otherwise a heartbeat."""
+        if key not in self.addrs:
+            return f.sent + self.timeouts.heartbeat
+        if self._news(f):
+            return self.now
+        if f.outstanding:
+            return f.sent + self._resend_after(f)
+        return f.sent + self.timeouts.heartbeat
+
+    def _resend_after(self, f: _Follower) -> float:
+        t = self.timeouts
+        if self._silent(f):
+            return t.heartbeat
+        if f.match < len(self.log) or f.commit_known < self.commit_index:  # entries or a commit pending
+            return self._backoff(f.tries)
+        return 2 * t.resend  # a heartbeat: its election timer runs, try again soon
+
+    def _backoff(self, tries: int) -> float:
+        """The delay before resend number ``tries + 1``: ``resend`` for the first three, then
+        twice that (the caller slows down further once the other side has been silent for long)."""
+        return self.timeouts.resend * (1 if tries < 3 else 2)
 
     def _replicate(self, key: bytes, f: _Follower) -> None:
         addr = self.addrs.get(key)
@@ -681,17 +762,18 @@ class Peer:
         head = [self.table_id, self.key, self.term, prev, self.log[prev - 1].term if prev else 0,
                 self.commit_index]
         addrs = [[k, *self.addrs[k]] for k in self._members() if k != key and k in self.addrs]
-        if addrs != f.addrs_sent:
-            f.addrs_sent, f.addrs_since = addrs, self.now
-        news = prev < len(self.log) or self.now < f.addrs_since + ADDRS_NEW
-        if not news and self.now < f.addrs_at + ADDRS_REFRESH:
-            addrs = []  # an idle heartbeat with no news: keep it small
-        entries = self._batch(prev, wire.MAX_DATAGRAM - wire.append_overhead(head, addrs, self.pass_key))
-        if not entries and prev < len(self.log):
-            addrs = []
+        if addrs == f.addrs_known:
+            addrs = []  # it has them: keep heartbeats small
+        budget = wire.MAX_DATAGRAM - wire.append_overhead(head, addrs, self.pass_key)
+        entries = [] if self._silent(f) else self._batch(prev, budget)  # silent: a probe, no backlog
+        if not entries and prev < len(self.log) and not self._silent(f):
+            addrs = []  # no room for them and an entry: the entry first
             entries = self._batch(prev, wire.MAX_DATAGRAM - wire.append_overhead(head, addrs, self.pass_key))
+            if not entries:  # cannot happen (entries are small); never push it again at once
+                f.outstanding = WINDOW
         if addrs:
-            f.addrs_at = self.now
+            f.addrs_sent = addrs
+        f.outstanding += 1
         f.next, f.sent, f.commit_sent = prev + len(entries) + 1, self.now, self.commit_index
         return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key)
 
@@ -715,7 +797,8 @@ class Peer:
     def _start_election(self) -> None:
         self._set_term(self.term + 1, self.key)
         self.role, self.leader, self.leader_addr = CANDIDATE, None, None
-        self.votes, self.lost = {self.key}, set()
+        self.votes, self.lost, self.refused = {self.key}, set(), set()
+        self.vote_tries = 0
         self.election_at = self.now + self._election_timeout()
         if 2 * len(self.votes) > len(self._members()):
             self._become_leader()
@@ -726,9 +809,10 @@ class Peer:
         last_term, last_index = self._last()
         data = self._msg(VOTE_ASK, [self.table_id, self.key, self.term, last_index, last_term])
         for key in self._members():
-            if key not in self.votes and key not in self.lost:
+            if key not in self.votes and key not in self.lost and key not in self.refused:
                 self._send(data, self.addrs.get(key))
         self.vote_sent = self.now
+        self.vote_tries += 1
 
     def _on_vote_ask(self, msg: VoteAsk, addr: Addr) -> None:
         if msg.term < self.term:
@@ -740,6 +824,18 @@ class Peer:
             self.election_at = self.now + self._election_timeout()
         fields = [self.table_id, self.key, self.term, agree and not self.amnesiac, agree and self.amnesiac]
         self._send(self._msg(VOTE, fields), addr)
+        if msg.term != self.term:
+            return
+        if self.role == CANDIDATE and (msg.last_term, msg.last_index, msg.key) < (*self._last(), self.key):
+            # a rival candidate keeps its vote for itself this term, so the two may split the
+            # votes until the next timeout: the one with the better log (on a tie, the greater
+            # key) starts a new term at once, in which the other can vote for it
+            self._start_election()
+        elif self.role == FOLLOWER and (msg.last_term, msg.last_index) < self._last() and self._may_elect():
+            # someone stands with a log that cannot win here: the sequencer is likely gone, and
+            # this peer is the better candidate; stand soon (at a random moment, as others may)
+            soon = 4 * self.timeouts.resend * self.rng.below(1000) / 1000
+            self.election_at = min(self.election_at, self.now + soon)
 
     def _on_vote(self, msg: Vote) -> None:
         """Count a vote. A peer that lost its store may have acknowledged entries it no longer
@@ -751,6 +847,8 @@ class Peer:
             self.votes.add(msg.key)
         elif msg.lost_store:
             self.lost.add(msg.key)
+        else:
+            self.refused.add(msg.key)
         members = set(self._members())
         if 2 * len(self.votes & members) > len(members) or members <= self.votes | self.lost:
             self._become_leader()
@@ -760,7 +858,7 @@ class Peer:
         self.leader_since = self.stage_since = self.now
         self.followers = {}
         self.bots = {}
-        self.asked_at = -1
+        self.asked_at = self.bots_asked_at = -1
         self.beacon_at = self.now
         self.log_seqs = {}
         for e in self.log:
@@ -768,6 +866,7 @@ class Peer:
             self.log_seqs[key] = max(self.log_seqs.get(key, 0), e.decoded.seq)
         self._event("sequencer", key=self.key.hex(), term=self.term)
         self.term_start = len(self.log) + 1
+        self._track_followers()  # before the noop: its first APPEND carries the noop (Raft's nextIndex)
         if noop:
             self._append_noop()
         self._sequence_queue()
@@ -792,7 +891,7 @@ class Peer:
         if self.role == LEADER:
             self._sequence_queue()
         elif len(self.queue) == 1:
-            self.propose_at = self.now
+            self.propose_at, self.propose_tries = self.now, 0
 
     def _queued(self, kind: str) -> bool:
         return any(o.payload[0] == kind for o in self.queue)
@@ -812,7 +911,11 @@ class Peer:
         if not self.queue or self.role == LEADER:
             return
         head = self.queue[0]
-        self.propose_at = self.now + self.timeouts.retransmit
+        t = self.timeouts
+        in_log = self.log_seqs.get((self.key, self.incarnation), 0) >= head.seq  # the sequencer has it
+        slow = in_log or head.payload[0] == "join" or self.now - self.leader_heard > t.election[1]
+        self.propose_at = self.now + (t.retransmit if slow else self._backoff(self.propose_tries))
+        self.propose_tries += 1
         if head.payload[0] == "join":
             if self.now - self.leader_heard < self.timeouts.election[1]:
                 return  # the sequencer has it; the join shows up in its log
@@ -864,10 +967,12 @@ class Peer:
                            addr)
             return
         if member:
-            f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1))
+            f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1, acked=self.now))
             fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
             if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
-                f.match, f.next = 0, 1
+                f.match, f.next, f.base = 0, 1, 0
+            f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
+            f.acked, f.tries, f.outstanding = self.now, 0, 0
             self.incarnations[msg.key].add(msg.incarnation)
             self._replicate(msg.key, f)
             return
@@ -886,7 +991,7 @@ class Peer:
         if not self.roster.open or not self._may_change_members():
             return
         if self._sequence(msg.proposal, msg.proposal_sig, p):
-            self.followers[msg.key] = _Follower(next=1, progress=self.now)
+            self.followers[msg.key] = _Follower(next=1, acked=self.now)
 
     def _on_redirect(self, msg: Redirect) -> None:
         if self.leader is None and msg.leader != self.key:
@@ -915,7 +1020,7 @@ class Peer:
         if now >= self.election_at and self._may_elect():
             self._start_election()
             return
-        if self.role == CANDIDATE and now >= self.vote_sent + self.timeouts.retransmit:
+        if self.role == CANDIDATE and now >= self.vote_sent + self._backoff(self.vote_tries - 1):
             self._ask_votes()
         if self.queue and now >= self.propose_at:
             self._send_head()
@@ -929,16 +1034,15 @@ class Peer:
         times = [self.now] if self.busy else []
         if self.role == LEADER:
             times.append(self.beacon_at)
-            for f in self.followers.values():
-                times.append(f.sent + (t.retransmit if f.unanswered() else t.heartbeat))
-                if f.match < len(self.log):
-                    times.append(f.progress + t.retransmit)
+            times += [self._due(key, f) for key, f in self.followers.items()]
             times += self._sequencer_deadlines()
+            if self._bots_due() and self.applied_at + t.bot_delay > self.now:
+                times.append(self.applied_at + t.bot_delay)  # the computer players' turn to think
         else:
             if self._may_elect():
                 times.append(self.election_at)
             if self.role == CANDIDATE:
-                times.append(self.vote_sent + t.retransmit)
+                times.append(self.vote_sent + self._backoff(self.vote_tries - 1))
             if self.queue and (self.leader_addr is not None or self.queue[0].payload[0] == "join"):
                 times.append(self.propose_at)
             if self.hello and self.leader is None:
@@ -1000,8 +1104,7 @@ class Peer:
         elif t.phase == PLAYING:
             if seat is not None and t.seats[seat].controller == BOT:
                 self._propose(["return", seat])
-            elif self.asked_at != self.commit_index:
-                self.asked_at = self.commit_index
+            else:
                 self._play(seat)
 
     def _seed_step(self, seat: int | None) -> None:
@@ -1019,14 +1122,27 @@ class Peer:
             self._propose(["reveal", self.nonce])
 
     def _play(self, seat: int | None) -> None:
-        """Ask the bots this peer runs, in the headless driver's order; propose the first move."""
+        """Ask the bots this peer runs, in the headless driver's order; propose the first move.
+
+        Each bot is asked once per committed position: this peer's own seat (``auto``) at once,
+        the computer players (the sequencer's) only once every entry in the log is committed (no
+        one's proposal is in flight) and ``bot_delay`` has passed since the last entry was
+        applied, so that people can jump in, call or catch first: their proposals arriving in
+        that time are sequenced first, and the bots then think again about the new position."""
+        own = seat is not None and self.auto is not None and self.table.seats[seat].controller == HUMAN \
+            and self.asked_at != self.commit_index
+        bots = self._bots_due() and self.now >= self.applied_at + self.timeouts.bot_delay
         match = self.table.match
-        waiting = match.to_move() if match else None
+        waiting = match.to_move() if match and (own or bots) else None
         if match is None or waiting is None:
             return
-        mine = set(self.table.bot_seats()) if self.role == LEADER else set()
-        if seat is not None and self.auto and self.table.seats[seat].controller == HUMAN:
+        mine: set[int] = set()
+        if own and seat is not None:
+            self.asked_at = self.commit_index
             mine.add(seat)
+        if bots:
+            self.bots_asked_at = self.commit_index
+            mine.update(self.table.bot_seats())
         actors = set(match.actors())
         n = len(self.table.seats)
         for k in range(1, n + 1):
@@ -1037,6 +1153,12 @@ class Peer:
             if action is not None:
                 self._propose(["act", s, str(action)])
                 return
+
+    def _bots_due(self) -> bool:
+        """The sequencer has computer players to ask about this position, once it may."""
+        return (self.role == LEADER and self.table.phase == PLAYING
+                and self.bots_asked_at != self.commit_index and len(self.log) == self.commit_index
+                and bool(self.table.bot_seats()))
 
     def _ask_bot(self, seat: int, must: bool, own: bool) -> Any:
         match = self.table.match

@@ -4,7 +4,10 @@ Datagrams are lost, duplicated and delayed (which reorders them) per datagram, f
 seeded ``random.Random``; the clock jumps to the next delivery or peer deadline. A node
 keeps its identity and store when its ``Peer`` crashes, so it can restart (``resume``) or
 come back with an empty store (``rejoin``). Partitions cut links both ways. Broadcasts
-(beacons) are recorded, not delivered.
+(beacons) are recorded, not delivered. ``propose``/``leave`` (or ``handle`` with any
+``Output``) route what a caller asks of a peer directly. A run depends on ``seed`` alone
+(never on ``PYTHONHASHSEED``). Unless given timeouts, computer players move at once
+(``bot_delay=0``), which keeps simulated matches short.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ class SimNet:
         self.seed = seed
         self.rng = random.Random(seed)
         self.faults = faults
-        self.timeouts = timeouts or Timeouts()
+        self.timeouts = timeouts or Timeouts(bot_delay=0.0)  # computer players move at once
         self.now = 0.0
         self.nodes: dict[Addr, Node] = {}
         self._queue: list[tuple[float, int, Addr, Addr, bytes]] = []
@@ -114,7 +117,7 @@ class SimNet:
 
     def start(self, node: Node, peer: Peer) -> None:
         node.peer = peer
-        self._handle(node, peer.timer(self.now))
+        self.handle(node, peer.timer(self.now))
 
     def crash(self, node: Node) -> None:
         """The peer stops at once; its store stays."""
@@ -130,11 +133,28 @@ class SimNet:
         self.cut = set()
 
     # --- the network -----------------------------------------------------------------------------
-    def _handle(self, node: Node, out: Output) -> None:
+    def handle(self, node: Node, out: Output) -> None:
+        """Route an ``Output`` of ``node``'s peer: send its datagrams (through the fault model),
+        take its deadline, record its events. For what a caller asks of a peer directly
+        (``propose_action``, ``leave``); ``propose`` and ``leave`` below do both at once."""
         node.deadline = out.deadline
         node.events += [(self.now, e) for e in out.events]
         for data, dst in out.send:
             self.transmit(node.addr, dst, data)
+
+    def propose(self, node: Node, action: str) -> Output:
+        """``node``'s peer proposes ``action`` for its seat, now; returns the routed output."""
+        assert node.peer is not None, f"{node.name} is not running"
+        out = node.peer.propose_action(action, self.now)
+        self.handle(node, out)
+        return out
+
+    def leave(self, node: Node) -> Output:
+        """``node``'s peer leaves the table (see ``Peer.leave``); returns the routed output."""
+        assert node.peer is not None, f"{node.name} is not running"
+        out = node.peer.leave(self.now)
+        self.handle(node, out)
+        return out
 
     def transmit(self, src: Addr, dst: Addr, data: bytes) -> None:
         """Put one datagram on the wire, through the fault model."""
@@ -184,14 +204,14 @@ class SimNet:
             node = self.nodes.get(dst)
             if node is None or node.peer is None or frozenset((src, dst)) in self.cut:
                 return True
-            self._handle(node, node.peer.receive(data, src, self.now))
+            self.handle(node, node.peer.receive(data, src, self.now))
             return True
         if timer is None:
             return False
         node = timer[2]
         assert node.peer is not None
         self.now = max(self.now, timer[0])
-        self._handle(node, node.peer.timer(self.now))
+        self.handle(node, node.peer.timer(self.now))
         return True
 
     def run(self, until: Callable[[], bool] | None = None, limit: float = 600.0,

@@ -4,6 +4,14 @@
 change as one msgpack record to a file, and on load replays the records and cuts a torn
 or garbled tail. Records: ``["T", term, vote]``, ``["E", entry]``, ``["X", length]`` (keep
 the first ``length`` entries), ``["M", name, value]``. Entries are the packed log entries.
+
+Durability (``FileStore(sync=True)``): every write is handed to the OS before the call
+returns, and every record but the ``LAZY`` values is on disk (fsync) before it returns too:
+the term and vote, the entries and truncations (Raft answers only after they are stable),
+the incarnation, the seed nonce. The commit index and the address list are not fsynced on
+their own: the next fsynced record carries them to disk, and after a power cut they may be
+older than they were, which Raft allows (a restarted peer learns the commit index again).
+Records reach the file in order, so a lost lazy record is a torn or missing tail.
 """
 
 from __future__ import annotations
@@ -16,6 +24,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import msgpack
+
+LAZY = frozenset({"commit", "addrs"})
+"""Named values that are written but not fsynced on their own (see the module docstring)."""
 
 
 @dataclass
@@ -66,7 +77,8 @@ class MemoryStore:
 
 
 class FileStore:
-    """A store in one append-only file; ``sync`` makes every write durable (fsync)."""
+    """A store in one append-only file; ``sync`` makes the writes durable (fsync), all but the
+    ``LAZY`` values, which ride to disk with the next durable one."""
 
     def __init__(self, path: Path | str, sync: bool = True) -> None:
         self.path = Path(path)
@@ -98,15 +110,15 @@ class FileStore:
         self._write([["X", length]])
 
     def set_meta(self, name: str, value: Any) -> None:
-        self._write([["M", name, value]])
+        self._write([["M", name, value]], durable=name not in LAZY)
 
-    def _write(self, records: list[list[Any]]) -> None:
+    def _write(self, records: list[list[Any]], durable: bool = True) -> None:
         data = b"".join(msgpack.packb(r, use_bin_type=True) for r in records)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "ab") as f:
             f.write(data)
             f.flush()
-            if self.sync:
+            if self.sync and durable:
                 os.fsync(f.fileno())
         self._records += len(records)
 

@@ -92,9 +92,15 @@ def test_an_empty_store_restart_catches_up_and_takes_the_seat_back() -> None:
     victim = next(n for n in nodes if n.peer is not None and not n.peer.is_sequencer)
     seat = victim.peer.my_seat if victim.peer else None
     net.crash(victim)
-    net.run_for(40)
+
+    def taken_over() -> bool:
+        boss = leader(net)
+        return boss is not None and seat is not None and boss.table.seats[seat].controller == "bot"
+
+    assert net.run(taken_over, limit=40)  # after 30 s of silence
+    net.run_for(2)
     boss = leader(net)
-    assert boss is not None and seat is not None and boss.table.seats[seat].controller == "bot"
+    assert boss is not None and seat is not None and boss.table.phase == "playing"
     assert boss.table_id is not None
     back = net.rejoin(victim, boss.table_id, node_of(net, boss).addr, auto="random", bots="random")
     target = boss.commit_index
@@ -211,9 +217,9 @@ def test_leaving_for_good() -> None:
     boss = next(n for n in nodes if n.peer is not None and n.peer.is_sequencer)
     assert quitter.peer is not None and boss.peer is not None
     seat, bseat = quitter.peer.my_seat, boss.peer.my_seat
-    net._handle(quitter, quitter.peer.leave(net.now))
+    net.leave(quitter)
     assert net.run(lambda: bool(quitter.kinds("left")), limit=10)
-    net._handle(boss, boss.peer.leave(net.now))
+    net.leave(boss)
     assert net.run(lambda: bool(boss.kinds("left")), limit=10)
     net.crash(quitter)
     net.crash(boss)
@@ -259,13 +265,13 @@ def two_jump_in_race(seed: int) -> tuple[SimNet, list[Node]] | None:
                 for seat, action in ((waiting, "draw"), (jumper, jump)):
                     node = peers[seat]
                     assert node.peer is not None
-                    net._handle(node, node.peer.propose_action(action, net.now))
+                    net.propose(node, action)
                 return net, nodes
         move = str(match.legal_actions(waiting)[0])
         target = nodes[0].peer.commit_index + 1 if nodes[0].peer else 0
         node = peers[waiting]
         assert node.peer is not None
-        net._handle(node, node.peer.propose_action(move, net.now))
+        net.propose(node, move)
         assert net.run(_committed_everywhere(net, target), limit=5)
     return None
 
@@ -319,6 +325,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
     other = next(n for n in nodes if n is not boss_node and n is not victim)
     boss, peer = boss_node.peer, victim.peer
     assert boss is not None and peer is not None and boss.table_id is not None
+    assert net.run(lambda: peer.log_length == boss.log_length, limit=5)  # the forgeries extend both
     tid, me = boss.table_id, boss_node.identity
     seat = other.peer.my_seat if other.peer else 0
     before = (peer.log_length, peer.table.match.digest() if peer.table.match else "")
@@ -547,7 +554,7 @@ def test_a_peer_that_left_stays_gone_after_a_restart() -> None:
     mid_game(net, nodes, 10)
     quitter = next(n for n in nodes if n.peer is not None and not n.peer.is_sequencer)
     assert quitter.peer is not None
-    net._handle(quitter, quitter.peer.leave(net.now))
+    net.leave(quitter)
     assert net.run(lambda: bool(quitter.kinds("left")), limit=10)
     net.crash(quitter)
     again = net.resume(quitter)

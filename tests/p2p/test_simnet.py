@@ -135,3 +135,17 @@ def test_a_partition_stops_traffic_between_groups_only() -> None:
     net.heal()
     assert net.run(lambda: all_over(net), limit=600)
     check_replicas(net)
+
+
+def test_propose_and_leave_route_the_peers_output() -> None:
+    net = SimNet(4)
+    nodes = build(net, scout.Config(players=2), 2, 0, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)), limit=30)
+    follower = next(n for n in nodes if n.peer is not None and not n.peer.is_sequencer)
+    before, events = net.sent, len(follower.events)
+    out = net.propose(follower, "this is no scout move")  # refused at once: an event, nothing sent
+    assert [e.kind for e in out.events] == ["refused"] and net.sent == before
+    assert follower.kinds("refused") and len(follower.events) == events + 1
+    out = net.leave(follower)
+    assert out.send and net.sent == before + len(out.send) and follower.deadline == out.deadline
+    assert net.run(lambda: bool(follower.kinds("left")), limit=10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,40 @@ def test_many_rewrites_are_compacted(tmp_path: Path) -> None:
     assert got.meta["commit"] == 299 and got.entries == [b"e"]
     assert path.stat().st_size < big / 10
     assert FileStore(path).load().meta["commit"] == 299
+
+
+def test_only_the_commit_index_and_addresses_skip_the_fsync(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Raft needs the term, the vote and the entries stable before it answers; the commit
+    index (written on every commit) need not be, nor the relayed addresses."""
+    synced: list[int] = []
+    monkeypatch.setattr("p2p.store.os.fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "t.log"
+    store = FileStore(path)
+
+    def fsyncs(step: Callable[[], None]) -> int:
+        before = len(synced)
+        step()
+        return len(synced) - before
+
+    assert fsyncs(lambda: store.set_term(2, b"k" * 32)) == 1
+    assert fsyncs(lambda: store.append([b"e1", b"e2"])) == 1
+    assert fsyncs(lambda: store.truncate(1)) == 1
+    assert fsyncs(lambda: store.set_meta("incarnation", 7)) == 1
+    assert fsyncs(lambda: store.set_meta("nonce", b"n" * 32)) == 1
+    assert fsyncs(lambda: store.set_meta("commit", 1)) == 0
+    assert fsyncs(lambda: store.set_meta("addrs", [[b"k" * 32, "10.0.0.1", 7000]])) == 0
+    got = FileStore(path).load()  # written all the same (only a power cut could lose them)
+    assert got.meta["commit"] == 1 and got.entries == [b"e1"] and got.term == 2
+
+
+def test_a_lost_commit_index_only_means_learning_it_again(tmp_path: Path) -> None:
+    path = tmp_path / "t.log"
+    store = FileStore(path)
+    store.set_term(1, None)
+    store.append([b"e1", b"e2"])
+    stable = path.stat().st_size
+    store.set_meta("commit", 2)  # lazy: say the power went before it reached the disk
+    path.write_bytes(path.read_bytes()[:stable])
+    got = FileStore(path).load()
+    assert got.entries == [b"e1", b"e2"] and got.term == 1 and "commit" not in got.meta

@@ -1,0 +1,312 @@
+"""What the table sends: no storms after a failover, little while idle, quick resends under
+loss, deterministic runs, and computer players that leave people time to act."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import scout, solo
+from engine.match import Match
+from p2p import wire
+from p2p.peer import Addr, Timeouts
+from p2p.simnet import Faults, Node, SimNet
+from tests.p2p import build, check_replicas, leader, live
+
+
+def committed(net: SimNet, index: int) -> Callable[[], bool]:
+    return lambda: all(p.commit_index >= index for p in live(net))
+
+
+def settled(net: SimNet) -> bool:
+    """Every peer holds the whole log and knows it committed."""
+    peers = live(net)
+    return len({(p.log_length, p.commit_index) for p in peers}) == 1 \
+        and peers[0].commit_index == peers[0].log_length
+
+
+def idle_table(seed: int, peers: int, loss: float) -> SimNet:
+    """A table of people who do not move: once the seed is drawn, nothing happens but upkeep."""
+    net = SimNet(seed, Faults(loss=loss))
+    build(net, scout.Config(players=peers), peers, 0, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=120)
+    return net
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_new_sequencer_does_not_resend_what_its_followers_hold(seed: int) -> None:
+    """After a failover at an idle table, the new sequencer sends its followers its noop and
+    heartbeats, not the log they already hold (it used to start one entry too far, and on a
+    lost answer fall back to index 1 and push the whole log to everyone)."""
+    net = idle_table(seed, 5, 0.3)
+    old = leader(net)
+    assert old is not None
+    held = old.log_length
+    net.crash(next(n for n in net.nodes.values() if n.peer is old))
+    assert net.run(lambda: leader(net) is not None, limit=10)
+    new = leader(net)
+    assert new is not None
+    src = next(n.addr for n in net.nodes.values() if n.peer is new)
+    net.trace = []
+    net.run_for(5)
+    again = [e.index for _, s, _, data in net.trace if s == src
+             for e in getattr(wire.decode(data, None).msg, "entries", ()) if e.index <= held]
+    assert again == []
+
+
+RUN_ONE = """
+import sys
+from engine import solo
+from p2p.simnet import Faults, SimNet
+from tests.p2p import all_over, build, check_replicas, live
+net = SimNet(5, Faults(loss=0.2, dup=0.1, reorder=0.1))
+nodes = build(net, solo.Config.preset("anniversary", 5, threshold=1), 5, 0)
+assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 30 for p in live(net)), limit=120)
+boss = next(n for n in nodes if n.peer is not None and n.peer.is_sequencer)
+net.crash(boss)  # a new sequencer sets up its view of four followers at once
+net.run_for(3)
+net.resume(boss, auto="random", bots="random")
+assert net.run(lambda: all_over(net), limit=1200)
+check_replicas(net)
+print(live(net)[0].table.match.digest(), net.sent, net.sent_bytes, round(net.now, 9))
+"""
+
+
+def test_a_simulated_match_does_not_depend_on_the_hash_seed() -> None:
+    """The same SimNet seed gives the same run whatever PYTHONHASHSEED says (nothing iterates
+    a set or dict of keys in hash order)."""
+    root = Path(__file__).resolve().parents[2]
+    runs = []
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        done = subprocess.run([sys.executable, "-c", RUN_ONE], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(done.stdout.split())
+    assert runs[0] == runs[1]
+
+
+# --- resends under loss --------------------------------------------------------------------------
+def _kinds(net: SimNet, src: Addr, dst: Addr, kind: type) -> list[tuple[float, Any]]:
+    assert net.trace is not None
+    out = []
+    for t, s, d, data in net.trace:
+        if s == src and d == dst:
+            msg = wire.decode(data, None).msg
+            if isinstance(msg, kind):
+                out.append((t, msg))
+    return out
+
+
+def _human_table(seed: int) -> tuple[SimNet, list[Node], Node, Node, Node]:
+    """Three people at a SOLO table, settled where a follower is to move: (net, nodes,
+    sequencer, that follower, the third)."""
+    net = SimNet(seed, record=True)
+    nodes = build(net, solo.Config.preset("classic", 3), 3, 0, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=30)
+    boss = next(n for n in nodes if n.peer is not None and n.peer.is_sequencer)
+    assert _drive(net, nodes, lambda m: nodes[m.to_move() or 0] is not boss)
+    match = boss.peer.table.match if boss.peer else None
+    assert match is not None and match.to_move() is not None
+    mover = nodes[match.to_move() or 0]
+    third = next(n for n in nodes if n is not boss and n is not mover)
+    return net, nodes, boss, mover, third
+
+
+def test_a_proposal_not_in_the_log_is_resent_within_60_ms_and_then_less_often() -> None:
+    net, nodes, boss, mover, third = _human_table(41)
+    assert mover.peer is not None and mover.peer.table.match is not None
+    net.partition([mover], [boss])  # its PROPOSEs get lost
+    net.trace = []
+    seat = mover.peer.my_seat
+    assert seat is not None
+    net.propose(mover, str(mover.peer.table.match.legal_actions(seat)[0]))
+    net.run_for(1.0)
+    times = [t for t, _ in _kinds(net, mover.addr, boss.addr, wire.Propose)]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert gaps[0] <= 0.06 + 1e-9  # was 0.25
+    assert 8 <= len(times) <= 13 and min(gaps) >= 0.05 - 1e-9  # then every 0.1 s at most: no storm
+
+
+def test_the_sequencer_resends_entries_a_follower_did_not_acknowledge_within_60_ms() -> None:
+    net, nodes, boss, mover, third = _human_table(42)
+    assert mover.peer is not None and mover.peer.table.match is not None
+    net.partition([third], [boss])  # the third's acknowledgements never come
+    net.trace = []
+    seat = mover.peer.my_seat
+    assert seat is not None
+    index = mover.peer.log_length + 1
+    net.propose(mover, str(mover.peer.table.match.legal_actions(seat)[0]))
+    net.run_for(1.0)
+    assert boss.peer is not None and boss.peer.commit_index >= index  # the mover and it are a majority
+    sends = [(t, m) for t, m in _kinds(net, boss.addr, third.addr, wire.Append)
+             if any(e.index == index for e in m.entries)]
+    times = [t for t, _ in sends]
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert gaps[0] <= 0.06 + 1e-9  # was 0.25
+    assert 8 <= len(times) <= 13 and min(gaps) >= 0.05 - 1e-9  # capped: every 0.1 s at most after three
+    # the follower that did answer got the entry and the commit once, with no resends
+    to_mover = [m for _, m in _kinds(net, boss.addr, mover.addr, wire.Append)]
+    assert sum(1 for m in to_mover if any(e.index == index for e in m.entries)) == 1
+
+
+def test_latency_at_20_percent_loss_with_ten_peers() -> None:
+    """bench/net.py's simulated case, shortened: p95 from a proposal to its entry applied on
+    every peer under 300 ms (it was about 750 ms, bound by the 0.25 s resend)."""
+    from bench.net import SimTable
+
+    table = SimTable(10, 0.2, 3)
+    assert table.run(lambda: table.harness.timed >= 100)
+    latencies = sorted(table.harness.latencies)
+    assert latencies[int(0.95 * len(latencies))] < 0.3
+
+
+def sent_per_node(net: SimNet, seconds: float) -> dict[tuple[str, int], float]:
+    """Bytes per second each node sends over the next ``seconds`` (beacons included)."""
+    net.trace = []
+    net.run_for(seconds)
+    out = {addr: 0.0 for addr in net.nodes}
+    for _, src, _, data in net.trace:
+        out[src] += len(data) / seconds
+    return out
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.1])
+def test_an_idle_table_of_four_sends_under_a_kilobyte_a_second_per_peer(loss: float) -> None:
+    net = idle_table(21, 4, loss)
+    net.run_for(3)  # the last news settle
+    rates = sent_per_node(net, 20)
+    assert max(rates.values()) < 1024, rates
+    boss = leader(net)
+    assert boss is not None
+    boss_addr = next(a for a, n in net.nodes.items() if n.peer is boss)
+    assert rates[boss_addr] == max(rates.values())  # the sequencer sends the most: it heartbeats
+    if not loss:  # idle heartbeats at least 0.6 s apart
+        assert net.trace is not None
+        for addr in net.nodes:
+            sends = [t for t, s, d, _ in net.trace if s == boss_addr and d == addr]
+            assert addr == boss_addr or 20 / 0.8 <= len(sends) <= 20 / 0.6 + 1
+
+
+def test_idle_heartbeats_carry_no_addresses_and_only_the_sequencer_beacons() -> None:
+    net = idle_table(22, 4, 0.2)
+    net.run_for(3)
+    net.trace = []
+    start = len(net.broadcasts)
+    net.run_for(20)
+    boss = leader(net)
+    assert boss is not None
+    boss_addr = next(a for a, n in net.nodes.items() if n.peer is boss)
+    appends = [wire.decode(d, None).msg for _, s, _, d in net.trace if s == boss_addr]
+    appends = [m for m in appends if isinstance(m, wire.Append)]
+    assert len(appends) > 20 and not any(m.addrs for m in appends)
+    beacons = net.broadcasts[start:]
+    assert {src for _, src, _ in beacons} == {boss_addr} and 19 <= len(beacons) <= 21
+
+
+# --- computer players' pacing ---------------------------------------------------------------------
+def applied_times(node: Node) -> dict[int, float]:
+    return {int(e.data["index"]): t for t, e in node.events if e.kind == "applied"}
+
+
+def test_computer_players_wait_bot_delay_after_the_last_entry() -> None:
+    net = SimNet(30, timeouts=Timeouts(bot_delay=0.5))
+    node = net.node("solo")
+    peer = net.host(node, scout.Config(players=3), 2, auto="random", bots="random")
+    assert net.run(lambda: peer.table.phase == "over", limit=3600)
+    check_replicas(net)
+    at = applied_times(node)
+    moves = [(e.index, e.decoded.payload[1]) for e in peer.log if e.decoded.kind == "act"]
+    gaps = {seat: [at[i] - at[i - 1] for i, s in moves if s == seat] for seat in (0, 1, 2)}
+    assert gaps[1] and gaps[2] and min(gaps[1] + gaps[2]) >= 0.5 - 1e-9
+    assert min(gaps[0]) < 0.01  # the player's own seat (here played by ``auto``) is not held back
+
+
+def test_simulations_keep_computer_players_quick_unless_told() -> None:
+    assert SimNet(1).timeouts.bot_delay == 0 and Timeouts().bot_delay == 0.8
+
+
+def _drive(net: SimNet, nodes: list[Node], want: Callable[[Match], bool], moves: int = 600) -> bool:
+    """Play the human seats (their first legal action; computer seats play themselves) until
+    a settled position where ``want(match)`` holds; False if none came."""
+    peers = {n.peer.my_seat: n for n in nodes if n.peer is not None}
+    host = nodes[0].peer
+    assert host is not None
+    for _ in range(moves):
+        assert net.run(lambda: settled(net), limit=30)
+        match = host.table.match
+        assert match is not None
+        waiting = match.to_move()
+        if waiting is None:
+            return False
+        if want(match):
+            return True
+        target = host.commit_index + 1
+        if waiting in peers:
+            net.propose(peers[waiting], str(match.legal_actions(waiting)[0]))
+        assert net.run(committed(net, target), limit=30)
+    return False
+
+
+def _jump_in(match: Match, seats: tuple[int, ...]) -> tuple[int, str] | None:
+    for seat in seats:
+        for action in match.legal_actions(seat):
+            text = str(action)
+            if seat != match.to_move() and text not in ("draw", "solo") and not text.startswith("catch"):
+                return seat, text
+    return None
+
+
+def test_a_person_jumps_in_before_a_computer_player_moves() -> None:
+    assert any(_jump_in_against_the_computer(seed) for seed in range(40, 60)), \
+        "no seed offered a jump-in against the computer player"
+
+
+def _jump_in_against_the_computer(seed: int) -> bool:
+    net = SimNet(seed, timeouts=Timeouts(bot_delay=0.8))
+    nodes = build(net, solo.Config.preset("classic", 3), 2, 1, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=30)
+    if not _drive(net, nodes, lambda m: m.to_move() == 2 and _jump_in(m, (0, 1)) is not None):
+        return False
+    host = nodes[0].peer
+    assert host is not None and host.table.match is not None
+    jump = _jump_in(host.table.match, (0, 1))
+    assert jump is not None
+    seat, action = jump
+    index = host.commit_index + 1
+    node = nodes[seat]
+    net.propose(node, action)  # a few ms into the computer player's delay
+    assert net.run(committed(net, index), limit=5)
+    entry = host.log[index - 1]
+    assert entry.decoded.author == node.identity.key and entry.decoded.payload[1:] == [seat, action]
+    assert [d["ok"] for d in nodes[1].kinds("applied") if d["index"] == index] == [True]
+    return True
+
+
+def test_no_computer_move_while_a_proposal_is_in_flight() -> None:
+    """A person's proposal that the sequencer appended but could not commit yet holds the
+    computer players back, however long it takes: they think about the position after it."""
+    net = SimNet(31, timeouts=Timeouts(bot_delay=0.3))
+    nodes = build(net, solo.Config.preset("classic", 3), 2, 1, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=30)
+    assert _drive(net, nodes, lambda m: m.to_move() == 2)
+    host, other = nodes[0].peer, nodes[1].peer
+    assert host is not None and other is not None and host.is_sequencer
+    index = host.log_length + 1
+    net.propose(nodes[1], "draw")  # not its turn: refused when applied
+    assert net.run(lambda: host.log_length == index, limit=1)
+    net.partition([nodes[0]], [nodes[1]])  # its answer cannot come back: no commit
+    net.run_for(1.0)
+    assert host.log_length == index and host.commit_index == index - 1  # no computer move
+    net.heal()
+    assert net.run(lambda: host.commit_index > index, limit=10)
+    assert host.log[index - 1].decoded.author == nodes[1].identity.key
+    assert host.log[index].decoded.author == host.key and host.log[index].decoded.payload[1] == 2
+    at = applied_times(nodes[0])
+    assert at[index + 1] - at[index] >= 0.3 - 1e-9
