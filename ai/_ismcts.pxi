@@ -6,7 +6,7 @@
 # rollout, and backs up every seat's score margin. Edges are labelled by action keys; a node
 # remembers the seat that chose the action leading to it. Nodes live in one preallocated
 # pool; the loop runs without the GIL and touches no Python object.
-from libc.math cimport log, sqrt, tanh
+from libc.math cimport exp, log, sqrt, tanh
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
@@ -89,6 +89,13 @@ cdef inline void g_rollout_step(GameState* s, Rng* rng) noexcept nogil:
         scout_rollout_step(s, rng)
 
 
+cdef inline void g_values(GameState* s, int seat, void* acts, int n, double* out) noexcept nogil:
+    if GameState is SoloState:
+        solo_values(s, seat, <SoloAction*>acts, n, out)
+    else:
+        scout_values(s, seat, <ScoutAction*>acts, n, out)
+
+
 cdef inline void g_evaluate(GameState* s, double* out) noexcept nogil:
     if GameState is SoloState:
         solo_evaluate(s, out)
@@ -97,16 +104,27 @@ cdef inline void g_evaluate(GameState* s, double* out) noexcept nogil:
 
 
 cdef void margins(Tree* t, const double* points, double* out) noexcept nogil:
-    """Each seat's reward: its points minus the others' mean, squashed to (-1, 1)."""
-    cdef int s
-    cdef double total = 0.0, margin
+    """Each seat's reward in (-1, 1): tanh(margin / scale). reward_mode 0: the margin is its
+    round points minus the others' mean; 1: its match total after the round minus the best
+    other total; 2: the mean of both rewards."""
+    cdef int s, o
+    cdef double total = 0.0, margin, best, mine, r0, r1
+    cdef double sign = 1.0 if t.higher_better else -1.0
     for s in range(t.players):
         total += points[s]
     for s in range(t.players):
-        margin = points[s] - (total - points[s]) / (t.players - 1)
-        if not t.higher_better:
-            margin = -margin
-        out[s] = tanh(margin / t.scale)
+        margin = sign * (points[s] - (total - points[s]) / (t.players - 1))
+        r0 = tanh(margin / t.scale)
+        if t.reward_mode == 0:
+            out[s] = r0
+            continue
+        mine = sign * (t.totals[s] + points[s])
+        best = -1e300
+        for o in range(t.players):
+            if o != s and sign * (t.totals[o] + points[o]) > best:
+                best = sign * (t.totals[o] + points[o])
+        r1 = tanh((mine - best) / t.scale2)
+        out[s] = r1 if t.reward_mode == 1 else 0.5 * (r0 + r1)
 
 
 cdef inline void sort_keys(KeyIdx* a, int n) noexcept nogil:
@@ -174,8 +192,69 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng*
     return pick
 
 
+cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng* rng,
+                     int* child_out) noexcept nogil:
+    """PUCT: the move maximising Q + cpuct * prior * sqrt(N) / (1 + visits), where an untried
+    move's Q is the mean of the tried ones minus fpu. ``*child_out`` = NO_NODE: expand it."""
+    cdef int child = t.nodes[node].first_child, best = NO_NODE, j, pick = -1, ties = 0
+    cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu
+    cdef Node* c
+    sq = sqrt(<double>t.nodes[node].visits + 1.0)
+    child_out[0] = NO_NODE
+    memset(found, 0, n)
+    if child != NO_NODE:
+        sort_keys(ki, n)
+    while child != NO_NODE:
+        c = &t.nodes[child]
+        j = find_key(ki, n, c.key)
+        if j >= 0:
+            found[j] = 1
+            c.avail += 1
+            sum_r += c.reward
+            sum_v += c.visits
+            score = c.reward / c.visits + t.cpuct * ki[j].prior * sq / (1.0 + c.visits)
+            if score > best_score:
+                best_score = score
+                best = child
+                pick = j
+        child = c.next_sibling
+    fpu = sum_r / sum_v - t.fpu if sum_v > 0 else 0.0
+    for j in range(n):
+        if found[j]:
+            continue
+        score = fpu + t.cpuct * ki[j].prior * sq
+        if score > best_score + 1e-12:
+            best_score = score
+            best = NO_NODE
+            pick = j
+            ties = 1
+        elif best == NO_NODE and score >= best_score - 1e-12:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                pick = j
+    child_out[0] = best
+    return pick
+
+
+cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) noexcept nogil:
+    """ki[i].prior = softmax(values[ki[i].idx] / prior_temp); the root's WAIT counts as 0."""
+    cdef int i
+    cdef double top = -1e300, total = 0.0, v, p
+    for i in range(n):
+        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
+        if v > top:
+            top = v
+    for i in range(n):
+        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
+        p = exp((v - top) / t.prior_temp)
+        ki[i].prior = <float>p
+        total += p
+    for i in range(n):
+        ki[i].prior = <float>(ki[i].prior / total)
+
+
 cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char* found,
-                  Rng* rng) noexcept nogil:
+                  double* values, Rng* rng) noexcept nogil:
     cdef int node = 0, seat, n, i, j, child, steps
     cdef int path[MAX_DEPTH]
     cdef int depth = 1
@@ -194,7 +273,12 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
             n += 1
         if n == 0:
             break
-        j = choose(t, node, ki, n, found, rng, &child)
+        if t.cpuct > 0:
+            g_values(det, seat, acts, n - (1 if node == 0 and t.root_wait else 0), values)
+            set_priors(t, ki, n, values)
+            j = choose_puct(t, node, ki, n, found, rng, &child)
+        else:
+            j = choose(t, node, ki, n, found, rng, &child)
         if child == NO_NODE:
             child = tree_new_node(t, node, ki[j].key, seat)
             if child == NO_NODE:  # the pool is full: stop growing, roll out from here
@@ -224,7 +308,8 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
 
 
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
-                    unsigned long long seed, void* acts, KeyIdx* ki, unsigned char* found) noexcept nogil:
+                    unsigned long long seed, void* acts, KeyIdx* ki, unsigned char* found,
+                    double* values) noexcept nogil:
     """Iterate until the budget is spent; ``det`` is scratch space for the determinizations."""
     cdef Rng rng
     cdef int done = 0
@@ -236,7 +321,7 @@ cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, dou
             solo_determinize(det, <SoloInfo*>info, &rng)
         else:
             scout_determinize(det, <ScoutInfo*>info, &rng)
-        iterate(t, det, acts, ki, found, &rng)
+        iterate(t, det, acts, ki, found, values, &rng)
         done += 1
         if seconds > 0 and (done & 63) == 0 and now_seconds() > deadline:
             break
@@ -248,7 +333,8 @@ NODE_BYTES = sizeof(Node)
 
 def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
            unsigned long long seed=0, double explore=0.7, int rollout_cap=400, bint wait=False,
-           double scale=0.0):
+           double scale=0.0, double cpuct=0.0, double prior_temp=0.5, double fpu=0.1,
+           int reward_mode=0, double scale2=0.0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -264,7 +350,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef void* acts = NULL
     cdef KeyIdx* ki = NULL
     cdef unsigned char* found = NULL
-    cdef int done = 0, max_actions, child, best = NO_NODE
+    cdef double* values = NULL
+    cdef int done = 0, max_actions, child, best = NO_NODE, i
     cdef double started
     if iterations <= 0 and seconds <= 0:
         raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
@@ -280,32 +367,44 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.explore = explore
     t.rollout_cap = rollout_cap
     t.root_wait = wait
+    t.cpuct = cpuct
+    t.prior_temp = prior_temp
+    t.fpu = fpu
+    t.reward_mode = reward_mode
+    totals = observation.get("totals") or [0] * t.players
+    for i in range(t.players):
+        t.totals[i] = totals[i]
     if game == "solo":
         solo_info = SoloInfoSet(observation, config)
         max_actions = SOLO_MAX_ACTIONS
         t.scale = scale or 60.0
+        t.scale2 = scale2 or t.scale
         t.higher_better = config.get("scoring", "pool") == "pool"
         acts = malloc(max_actions * sizeof(SoloAction))
     else:
         scout_info = ScoutInfoSet(observation, config)
         max_actions = SCOUT_MAX_ACTIONS
         t.scale = scale or 4.0
+        t.scale2 = scale2 or t.scale
         t.higher_better = True
         acts = malloc(max_actions * sizeof(ScoutAction))
     ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
     found = <unsigned char*>malloc(max_actions + 1)
+    values = <double*>malloc((max_actions + 1) * sizeof(double))
     t.nodes = <Node*>malloc(capacity * sizeof(Node))
-    if acts == NULL or ki == NULL or found == NULL or t.nodes == NULL:
-        free(acts); free(ki); free(found); free(t.nodes)
+    if acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL:
+        free(acts); free(ki); free(found); free(values); free(t.nodes)
         raise MemoryError("not enough memory for the search tree")
     try:
         started = now_seconds()
         if game == "solo":
             with nogil:
-                done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found)
+                done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found,
+                                  values)
         else:
             with nogil:
-                done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki, found)
+                done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
+                                  found, values)
         elapsed = now_seconds() - started
         children = []
         child = t.nodes[0].first_child
@@ -325,6 +424,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(acts)
         free(ki)
         free(found)
+        free(values)
         free(t.nodes)
 
 

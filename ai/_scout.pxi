@@ -780,140 +780,356 @@ cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexc
     return n
 
 
-# --- the rollout policy --------------------------------------------------------------------
+# --- the rollout policy: ai/heuristic_scout.py in C ----------------------------------------
+# The same rules of thumb as the ``heuristic`` bot (docs/ai.md), so that rollouts play the
+# way a sensible player does. The hand value is the same dynamic programme; a move's value
+# is computed from a prefix table F (best value of ups[0..k)) and a suffix table G (of
+# ups[k..h)): removing a span or inserting a card only needs the groups that cross the
+# join, so each candidate costs a few table look-ups instead of a new programme.
 
-cdef inline int scout__hand_quality(const uint8_t* ups, int h) noexcept nogil:
-    """Sum over positions of (longest set/run starting there - 1)^2, sets counted a bit more."""
-    cdef int i, j, step, q = 0, L
-    for i in range(h - 1):
+cdef double scout_gv[2][17][11]   # a group's value: [is a set][cards, capped at 16][value]
+
+
+cdef void _scout_init_values():
+    cdef int is_set, k, v
+    cdef double p
+    for is_set in range(2):
+        for k in range(17):
+            for v in range(11):
+                if k == 0:
+                    scout_gv[is_set][k][v] = 0.0
+                    continue
+                if k == 1:
+                    p = 0.10 + 0.05 * v
+                elif k == 2:
+                    p = (0.55 if is_set else 0.45) + 0.03 * v
+                elif k == 3:
+                    p = (0.85 if is_set else 0.80) + 0.01 * v
+                else:
+                    p = 0.95
+                scout_gv[is_set][k][v] = -k * (1.0 - p) - 0.35
+
+
+_scout_init_values()
+
+cdef enum:
+    SCOUT_HV_MAX = SCOUT_MAX_HAND + 2
+
+
+cdef inline double scout__gval(int step, int n, int low) noexcept nogil:
+    """The value of a group of n cards with this step (0: a set), valued by ``low``."""
+    return scout_gv[1 if step == 0 else 0][n if n < 16 else 16][low]
+
+
+cdef inline void scout__hv_tables(const uint8_t* ups, int h, double* F, double* G) noexcept nogil:
+    """F[k]: the best value of ups[0..k); G[k]: of ups[k..h) (F[h] = G[0] = hand_value)."""
+    cdef int i, j, step
+    cdef double base, v
+    F[0] = 0.0
+    for i in range(1, h + 1):
+        F[i] = -1e300
+    for j in range(h):
+        base = F[j]
+        v = base + scout_gv[1][1][ups[j]]
+        if v > F[j + 1]:
+            F[j + 1] = v
+        if j + 1 == h:
+            continue
+        step = <int>ups[j + 1] - <int>ups[j]
+        if step < -1 or step > 1:
+            continue
+        i = j + 1
+        while i < h and <int>ups[i] - <int>ups[i - 1] == step:
+            v = base + scout__gval(step, i - j + 1, ups[j] if step >= 0 else ups[i])
+            if v > F[i + 1]:
+                F[i + 1] = v
+            i += 1
+    G[h] = 0.0
+    for i in range(h - 1, -1, -1):
+        base = scout_gv[1][1][ups[i]] + G[i + 1]
+        if i + 1 < h:
+            step = <int>ups[i + 1] - <int>ups[i]
+            if -1 <= step <= 1:
+                j = i + 1
+                while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+                    v = scout__gval(step, j - i + 1, ups[i] if step >= 0 else ups[j]) + G[j + 1]
+                    if v > base:
+                        base = v
+                    j += 1
+        G[i] = base
+
+
+cdef inline double scout__hv_cut(const uint8_t* ups, int h, const double* F, const double* G,
+                                 int i, int j) noexcept nogil:
+    """hand_value of ups without ups[i..j]: a cut at the join, or a group across it."""
+    cdef double best = F[i] + G[j + 1], v
+    cdef int step, a, b
+    if i == 0 or j + 1 >= h:
+        return best
+    step = <int>ups[j + 1] - <int>ups[i - 1]
+    if step < -1 or step > 1:
+        return best
+    a = i - 1
+    while True:
+        b = j + 1
+        while True:
+            v = F[a] + scout__gval(step, (i - a) + (b - j), ups[a] if step >= 0 else ups[b]) + G[b + 1]
+            if v > best:
+                best = v
+            if b + 1 < h and <int>ups[b + 1] - <int>ups[b] == step:
+                b += 1
+            else:
+                break
+        if a > 0 and <int>ups[a] - <int>ups[a - 1] == step:
+            a -= 1
+        else:
+            break
+    return best
+
+
+cdef inline double scout__hv_insert(const uint8_t* ups, int h, const double* F, const double* G,
+                                    int v, int p) noexcept nogil:
+    """hand_value of ups with the value v inserted at index p."""
+    cdef double best = F[p] + scout_gv[1][1][v] + G[p], val
+    cdef int t, step, A, B, x, y, low
+    for t in range(3):
+        step = 0 if t == 0 else (1 if t == 1 else -1)
+        A = 0
+        if p > 0 and <int>ups[p - 1] == v - step:
+            A = 1
+            while p - A - 1 >= 0 and <int>ups[p - A] - <int>ups[p - A - 1] == step:
+                A += 1
+        B = 0
+        if p < h and <int>ups[p] == v + step:
+            B = 1
+            while p + B < h and <int>ups[p + B] - <int>ups[p + B - 1] == step:
+                B += 1
+        for x in range(A + 1):
+            for y in range(B + 1):
+                if x + y == 0:
+                    continue
+                low = v - x if step == 1 else (v - y if step == -1 else v)
+                val = F[p - x] + scout__gval(step, x + y + 1, low) + G[p + y]
+                if val > best:
+                    best = val
+    return best
+
+
+cdef inline double scout__show_value(const uint8_t* ups, int h, const double* F, const double* G,
+                                     int i, int j, int captured) noexcept nogil:
+    """heuristic_scout._show_value: captured + the hand left + a bonus for the set owned."""
+    cdef double value = captured + scout__hv_cut(ups, h, F, G, i, j)
+    cdef int st = scout_strength(&ups[i], j - i + 1)
+    if j - i + 1 == h:
+        value += 8.0
+    value += 0.0 * (st >> 8) + 0.1 * ((st >> 4) & 1) + 0.02 * (st & 15)
+    return value
+
+
+ctypedef struct ScoutPick:
+    double best
+    int ties
+    ScoutAction a
+
+
+cdef inline void scout__consider(ScoutPick* pk, double value, ScoutAction a, Rng* rng) noexcept nogil:
+    """Keep the best value; equal values (within 1e-9) share the choice uniformly."""
+    if value > pk.best + 1e-9:
+        pk.best = value
+        pk.ties = 1
+        pk.a = a
+    elif value >= pk.best - 1e-9:
+        pk.ties += 1
+        if rng_below(rng, <unsigned int>pk.ties) == 0:
+            pk.a = a
+
+
+cdef inline double scout__best_show(const uint8_t* ups, int h, const double* F, const double* G,
+                                    int target, int captured, bint* found) noexcept nogil:
+    """The best show value of ups against target (found: whether any show beats it)."""
+    cdef int i, j, step, st
+    cdef double best = -1e300, v
+    found[0] = False
+    for i in range(h):
+        if (0x110 | ups[i]) > target:
+            v = scout__show_value(ups, h, F, G, i, i, captured)
+            found[0] = True
+            if v > best:
+                best = v
+        if i + 1 >= h:
+            continue
         step = <int>ups[i + 1] - <int>ups[i]
         if step < -1 or step > 1:
             continue
         j = i + 1
-        while j + 1 < h and <int>ups[j + 1] - <int>ups[j] == step:
+        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
+            st = scout_strength(&ups[i], j - i + 1)
+            if st > target:
+                v = scout__show_value(ups, h, F, G, i, j, captured)
+                found[0] = True
+                if v > best:
+                    best = v
             j += 1
-        L = j - i
-        q += L * L * (3 if step == 0 else 2)
-    return q
+    return best
 
 
-cdef int scout__rollout_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
-    """The heuristic move of the waiting seat (into out); returns the seat or -1 if none."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef uint8_t fl[SCOUT_MAX_HAND]
-    cdef ScoutChains ch
-    cdef int seat, h, k, target, i, j, a, step, st, n_beat, best_st, best_i, best_j
-    cdef int ends, e, vi, v, p, t, ra, rb, card, rt, ss_st, ss_e, ss_v, ss_p, ss_i, ss_j
-    cdef int sc_score, sc_e, sc_v, sc_p, score, lo, hi, pick, off, q
-    seat = scout_to_move(s)
-    if seat < 0:
-        return -1
-    if s.phase == SCOUT_PHASE_TURN_CHOICE:
-        h = scout__ups(s, seat, ups)
-        for k in range(h):
-            fl[k] = s.hand[seat][h - 1 - k] >> 4
-        a = scout__hand_quality(fl, h) - scout__hand_quality(ups, h)
-        if a == 0:
-            a = 1 if rng_below(rng, 2) == 0 else -1
-        out[0] = scout__action(SCOUT_FLIP if a > 0 else SCOUT_KEEP, 0, 0, 0, 0, 0)
-        return seat
-    h = scout__ups(s, seat, ups)
-    target = scout_active_strength(s)
-    # the strongest show that beats the table
-    n_beat = 0
-    best_st = 0
-    best_i = best_j = 0
+cdef inline void scout__consider_shows(ScoutPick* pk, const uint8_t* ups, int h, const double* F,
+                                       const double* G, int target, int captured, double extra,
+                                       ScoutAction tmpl, Rng* rng) noexcept nogil:
+    """Consider every show of ups beating target, valued show_value + extra."""
+    cdef int i, j, step, st
     for i in range(h):
-        a = ups[i]
-        st = 0x110 | a
-        if st > target:
-            n_beat += 1
-            if st > best_st:
-                best_st = st
-                best_i = best_j = i
+        if (0x110 | ups[i]) > target:
+            tmpl.first = <uint8_t>i
+            tmpl.last = <uint8_t>i
+            scout__consider(pk, scout__show_value(ups, h, F, G, i, i, captured) + extra, tmpl, rng)
         if i + 1 >= h:
             continue
-        step = <int>ups[i + 1] - a
+        step = <int>ups[i + 1] - <int>ups[i]
         if step < -1 or step > 1:
             continue
         j = i + 1
         while j < h and <int>ups[j] - <int>ups[j - 1] == step:
-            if step == 0:
-                st = ((j - i + 1) << 8) | 0x10 | a
-            elif step == 1:
-                st = ((j - i + 1) << 8) | a
-            else:
-                st = ((j - i + 1) << 8) | ups[j]
+            st = scout_strength(&ups[i], j - i + 1)
             if st > target:
-                n_beat += 1
-                if st > best_st:
-                    best_st = st
-                    best_i = i
-                    best_j = j
+                tmpl.first = <uint8_t>i
+                tmpl.last = <uint8_t>j
+                scout__consider(pk, scout__show_value(ups, h, F, G, i, j, captured) + extra, tmpl, rng)
             j += 1
-    ss_st = 0
-    ss_e = ss_v = ss_p = ss_i = ss_j = 0
-    sc_score = -1
-    sc_e = sc_v = sc_p = 0
-    ends = 0
-    if scout__can_scout(s, seat) and (n_beat == 0 or (s.players > 2 and s.scout_show[seat])):
+
+
+cdef int scout__heuristic_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
+    """The heuristic bot's move for the waiting seat (into out); the seat, or -1 if none.
+
+    Exactly heuristic_scout.choose's values, except that Scout & Show only inserts the card
+    at an end of the hand or next to a card it makes a set or a run with (the other places
+    never give a higher value), and that ties are broken by this stream."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef double F[SCOUT_HV_MAX]
+    cdef double G[SCOUT_HV_MAX]
+    cdef double F2[SCOUT_HV_MAX]
+    cdef double G2[SCOUT_HV_MAX]
+    cdef ScoutPick pk
+    cdef int seat, h, k, target, ends, e, vi, v, p, card, lo, hi, rt, other, shortest
+    cdef double chip, stuck, after, hv_flip
+    cdef bint found
+    seat = scout_to_move(s)
+    if seat < 0:
+        return -1
+    h = scout__ups(s, seat, ups)
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        for k in range(h):
+            nups[k] = s.hand[seat][h - 1 - k] >> 4
+        scout__hv_tables(nups, h, F2, G2)
+        hv_flip = F2[h]
+        scout__hv_tables(ups, h, F, G)
+        out[0] = scout__action(SCOUT_FLIP if hv_flip > F[h] + 1e-9 else SCOUT_KEEP, 0, 0, 0, 0, 0)
+        return seat
+    scout__hv_tables(ups, h, F, G)
+    target = scout_active_strength(s)
+    pk.best = -1e300
+    pk.ties = 0
+    scout__consider_shows(&pk, ups, h, F, G, target, s.active_len, 0.0,
+                          scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), rng)
+    if scout__can_scout(s, seat):
         ends = 1 if s.active_len == 1 else 2
-        scout__chains(ups, h, &ch)
-        off = <int>rng_below(rng, <unsigned int>(h + 1))  # ties go to the first from a random place
+        shortest = 1 << 30
+        for other in range(s.players):
+            if other != seat and s.hand_len[other] < shortest:
+                shortest = s.hand_len[other]
+        chip = 1.0 * (1.0 if shortest / 5.0 > 1.0 else shortest / 5.0)
         for e in range(ends):
             card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
             rt = scout_reduced_strength(s, e)
             lo = card & 15
             hi = card >> 4
+            if lo > hi:
+                lo, hi = hi, lo
             for vi in range(2):
                 v = lo if vi == 0 else hi
-                for q in range(h + 1):
-                    p = q + off
-                    if p > h:
-                        p -= h + 1
-                    score = 0
-                    for t in range(3):
-                        scout__reach(ups, h, &ch, t, v, p, &ra, &rb)
-                        if ra + rb > score:
-                            score = ra + rb
-                        if ra + rb > 0 and s.players > 2 and s.scout_show[seat]:
-                            st = scout__through_strength(t, v, ra, rb)
-                            if st > rt and st > ss_st:
-                                ss_st = st
-                                ss_e = e
-                                ss_v = v
-                                ss_p = p
-                                ss_i = p - ra
-                                ss_j = p + rb
-                    # prefer extending a combination; among equals, higher values
-                    score = score * 16 + v
-                    if score > sc_score:
-                        sc_score = score
-                        sc_e = e
-                        sc_v = v
-                        sc_p = p
-    # Scout & Show when it makes a show of 3+ cards longer than the best plain show, or when
-    # it makes a 2+ card show possible at all
-    if ss_st > 0 and (((ss_st >> 8) >= 3 and (ss_st >> 8) > (best_st >> 8))
-                      or (n_beat == 0 and (ss_st >> 8) >= 2)):
-        out[0] = scout__action(SCOUT_SCOUT_SHOW, ss_e, ss_v, ss_p, ss_i, ss_j)
-        return seat
-    if n_beat > 0:
-        if n_beat > 1 and rng_below(rng, 8) == 0:
-            pick = <int>rng_below(rng, <unsigned int>n_beat)
-            scout__nth_span(ups, h, target, pick, &best_i, &best_j)
-        out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, best_i, best_j)
-        return seat
-    if sc_score >= 0:
-        out[0] = scout__action(SCOUT_SCOUT, sc_e, sc_v, sc_p, 0, 0)
-        return seat
-    return -1
+                for p in range(h + 1):
+                    if s.players == 2:
+                        # the chip is spent and we move again: the best show we could then make
+                        scout__insert_ups(ups, h, v, p, nups)
+                        scout__hv_tables(nups, h + 1, F2, G2)
+                        stuck = F2[h + 1] - (1.0 if s.chips[seat] <= 1 else 1.0 / 2)
+                        after = scout__best_show(nups, h + 1, F2, G2, rt, s.active_len - 1, &found)
+                        scout__consider(&pk, -1.0 + (after if found and after > stuck else stuck),
+                                        scout__action(SCOUT_SCOUT, e, v, p, 0, 0), rng)
+                        continue
+                    scout__consider(&pk, scout__hv_insert(ups, h, F, G, v, p) - 0.2,
+                                    scout__action(SCOUT_SCOUT, e, v, p, 0, 0), rng)
+                    if not s.scout_show[seat] or not (p == 0 or p == h or scout__near(ups, h, v, p)):
+                        continue
+                    scout__insert_ups(ups, h, v, p, nups)
+                    scout__hv_tables(nups, h + 1, F2, G2)
+                    scout__consider_shows(&pk, nups, h + 1, F2, G2, rt, s.active_len - 1, -0.2 - chip,
+                                          scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), rng)
+    if pk.ties == 0:
+        return -1
+    out[0] = pk.a
+    return seat
+
+
+cdef void scout_values(const ScoutState* s, int seat, const ScoutAction* acts, int n,
+                       double* out) noexcept nogil:
+    """The heuristic bot's value of each of ``acts`` (legal moves of ``seat``, the seat to
+    move): its choice is the highest. The search's prior."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef double F[SCOUT_HV_MAX]
+    cdef double G[SCOUT_HV_MAX]
+    cdef double F2[SCOUT_HV_MAX]
+    cdef double G2[SCOUT_HV_MAX]
+    cdef int h, k, other, shortest, last_v = -1, last_p = -1, rt
+    cdef double chip = 0.0, stuck, after, keep, flip
+    cdef bint found
+    cdef ScoutAction a
+    if n <= 0:
+        return
+    h = scout__ups(s, seat, ups)
+    scout__hv_tables(ups, h, F, G)
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        keep = F[h]
+        for k in range(h):
+            nups[k] = s.hand[seat][h - 1 - k] >> 4
+        scout__hv_tables(nups, h, F2, G2)
+        flip = F2[h]
+        for k in range(n):
+            out[k] = flip if acts[k].kind == SCOUT_FLIP else keep
+        return
+    shortest = 1 << 30
+    for other in range(s.players):
+        if other != seat and s.hand_len[other] < shortest:
+            shortest = s.hand_len[other]
+    chip = 1.0 * (1.0 if shortest / 5.0 > 1.0 else shortest / 5.0)
+    for k in range(n):
+        a = acts[k]
+        if a.kind == SCOUT_SHOW:
+            out[k] = scout__show_value(ups, h, F, G, a.first, a.last, s.active_len)
+            continue
+        if a.kind == SCOUT_SCOUT and s.players > 2:
+            out[k] = scout__hv_insert(ups, h, F, G, a.value, a.pos) - 0.2
+            continue
+        if a.value != last_v or a.pos != last_p:
+            scout__insert_ups(ups, h, a.value, a.pos, nups)
+            scout__hv_tables(nups, h + 1, F2, G2)
+            last_v = a.value
+            last_p = a.pos
+        if a.kind == SCOUT_SCOUT:  # two players
+            rt = scout_reduced_strength(s, a.end)
+            stuck = F2[h + 1] - (1.0 if s.chips[seat] <= 1 else 1.0 / 2)
+            after = scout__best_show(nups, h + 1, F2, G2, rt, s.active_len - 1, &found)
+            out[k] = -1.0 + (after if found and after > stuck else stuck)
+        else:
+            out[k] = scout__show_value(nups, h + 1, F2, G2, a.first, a.last, s.active_len - 1) - 0.2 - chip
 
 
 cdef void scout_rollout_step(ScoutState* s, Rng* rng) noexcept nogil:
-    """Apply one heuristic move of the waiting seat (nothing if the round is over)."""
+    """Apply one move of the heuristic rollout policy (nothing if the round is over)."""
     cdef ScoutAction a
-    cdef int seat = scout__rollout_choice(s, rng, &a)
+    cdef int seat = scout__heuristic_choice(s, rng, &a)
     if seat >= 0:
         scout_apply(s, seat, &a, rng)
 
@@ -1284,12 +1500,23 @@ cdef class ScoutMirror:
         seat = scout__random_choice(&self.s, &rng, &a)
         return None if seat < 0 else (seat, scout_action_text(&a))
 
+    def values(self, int seat):
+        """{action text: the heuristic value scout_values gives it} over the candidates."""
+        cdef _ScoutBuffer buf = _ScoutBuffer()
+        cdef int k, n = scout_candidates(&self.s, seat, buf.a)
+        cdef double* v = <double*>malloc(max(n, 1) * sizeof(double))
+        try:
+            scout_values(&self.s, seat, buf.a, n, v)
+            return {scout_action_text(&buf.a[k]): v[k] for k in range(n)}
+        finally:
+            free(v)
+
     def rollout_action(self, unsigned long long seed):
         """(seat, text) that scout_rollout_step would play next, or None (for tests)."""
         cdef Rng rng
         cdef ScoutAction a
         rng_seed(&rng, seed)
-        seat = scout__rollout_choice(&self.s, &rng, &a)
+        seat = scout__heuristic_choice(&self.s, &rng, &a)
         return None if seat < 0 else (seat, scout_action_text(&a))
 
 

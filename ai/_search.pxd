@@ -137,6 +137,7 @@ cdef void solo_points(const SoloState* s, double* out) noexcept nogil
 cdef void solo_evaluate(const SoloState* s, double* out) noexcept nogil
 cdef unsigned long long solo_key(const SoloAction* a) noexcept nogil
 cdef void solo_rollout_step(SoloState* s, Rng* rng) noexcept nogil
+cdef void solo_values(const SoloState* s, int seat, const SoloAction* acts, int n, double* out) noexcept nogil
 cdef void solo_determinize(SoloState* out, const SoloInfo* info, Rng* rng) noexcept nogil
 
 
@@ -219,6 +220,7 @@ cdef void scout_points(const ScoutState* s, double* out) noexcept nogil
 cdef void scout_evaluate(const ScoutState* s, double* out) noexcept nogil
 cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil
 cdef void scout_rollout_step(ScoutState* s, Rng* rng) noexcept nogil
+cdef void scout_values(const ScoutState* s, int seat, const ScoutAction* acts, int n, double* out) noexcept nogil
 cdef void scout_determinize(ScoutState* out, const ScoutInfo* info, Rng* rng) noexcept nogil
 
 
@@ -243,6 +245,7 @@ ctypedef struct Node:
 ctypedef struct KeyIdx:
     unsigned long long key
     int idx                  # index into the action buffer (-1: the root's WAIT choice)
+    float prior              # the rollout policy's probability of this move (PUCT)
 
 
 ctypedef struct Tree:
@@ -255,4 +258,10 @@ ctypedef struct Tree:
     double scale       # score margin that counts as a clear win (tanh scale)
     bint higher_better # SOLO "pool" and SCOUT: higher points are better
     int rollout_cap
+    double cpuct       # weight of the prior in PUCT selection (0: UCB1, random expansion)
+    double prior_temp  # the prior is softmax(heuristic value / prior_temp)
+    double fpu         # an untried move counts as the mean of the tried ones minus this
+    int reward_mode    # 0: round margin vs the others' mean; 1: match total vs the best other; 2: both
+    double scale2      # tanh scale of the reward_mode 1 margin
+    double totals[MAX_SEATS]   # the match totals before this round
     bint root_wait     # the root offers WAIT_KEY (the searcher may act out of turn or not)

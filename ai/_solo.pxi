@@ -852,38 +852,126 @@ cdef void solo_evaluate(const SoloState* s, double* out) noexcept nogil:
         out[i] = -p if s.opt_scoring_pool else p
 
 
-# --- the rollout policy ------------------------------------------------------------------
-cdef enum:
-    SOLO_JUMP_IN_PER_MILLE = 500      # a holder of the identical card jumps in with p = 0.5
-    SOLO_EXPLORE_PER_MILLE = 100      # the seat in turn picks a random fitting card with p = 0.1
+# --- the rollout policy: ai/heuristic_solo.py in C -----------------------------------------
+# The ``heuristic`` bot's rules (docs/ai.md): solo_score is its score of one play, exactly;
+# solo_heuristic_pick plays what the heuristic bots would, seat for seat in the order the
+# match driver asks them (jump-ins after the waiting seat first), building for each card
+# only its best-scoring variant (colour, target, gift cards, multiples) instead of every
+# legal action; solo_values turns the bot's rules into values over a candidate list (its
+# choice is the highest), the search's prior.
+
+cdef inline int solo_threat(int size) noexcept nogil:
+    """How close a seat with ``size`` cards is to going out: 3 for one card, 0 for 4+."""
+    return 4 - size if size < 4 else 0
 
 
-cdef inline int solo_best_colour(unsigned long long held) noexcept nogil:
-    """The colour of which the most distinct faces are held, ties to the first."""
-    cdef int c, k, best = 0, most = -1
-    for c in range(4):
-        k = solo_popcount(held & solo_mask_colour[c])
-        if k > most:
-            most = k
-            best = c
-    return best
+cdef inline int solo_followers(const SoloState* s, int seat, const SoloAction* a, int colour,
+                               int top) noexcept nogil:
+    """Cards of the hand less the cards laid (gift cards count as kept) that fit on ``top``
+    with ``colour`` in force: heuristic_solo._followers."""
+    cdef unsigned long long mask = solo_mask_black, m
+    cdef int count = 0, i
+    if colour >= 0:
+        mask |= solo_mask_colour[colour]
+    if not solo_fblack[top]:
+        mask |= solo_mask_rank[solo_frank[top]]
+    m = s.held[seat] & mask
+    while m:
+        count += s.cnt[seat][solo_ctz(m)]
+        m &= m - 1
+    for i in range(a.ncards):
+        if (mask >> a.cards[i]) & 1:
+            count -= 1
+    return count
 
 
-cdef inline int solo_fewest_cards(const SoloState* s, int seat) noexcept nogil:
-    """The other seat with the fewest cards, the first in play order on ties."""
-    cdef int i, o, best = -1
-    for i in range(1, s.n):
-        o = solo_next(s, seat, i)
-        if best < 0 or s.hsize[o] < s.hsize[best]:
-            best = o
-    return best
+cdef inline double solo_target_bonus(const SoloState* s, int target) noexcept nogil:
+    return 15.0 * solo_threat(s.hsize[target]) - 0.1 * s.hsize[target]
 
 
-cdef void solo_policy_single(const SoloState* s, int seat, int f, SoloAction* a) noexcept nogil:
-    """Play face f with the policy's choices: the colour held most, Swap / Gift at the seat
-    with the fewest cards, Gift the two highest-value cards, and always the due call."""
+cdef inline double solo_gift_card_value(int g) noexcept nogil:
+    """What giving away a card of face g adds to a Gift's score."""
+    cdef double v = 0.3 * solo_fpoints[g]
+    if solo_fblack[g]:
+        v -= 40.0
+    elif solo_frank[g] == SOLO_RK_D2 or solo_frank[g] == SOLO_RK_SKIP:
+        v -= 10.0
+    return v
+
+
+cdef double solo_score(const SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+    """heuristic_solo._score of the play ``a`` by ``seat`` (higher is better)."""
+    cdef int hand = s.hsize[seat], nrest = hand - a.ncards - a.ngift, f = a.cards[0]
+    cdef int top = a.cards[a.ncards - 1], rank = solo_frank[f], after, pts = 0, i, tn, colour
+    cdef int nxt = solo_next(s, seat, 1), prv = solo_next(s, seat, -1)
+    cdef bint two = s.n == 2
+    cdef double bonus = 1.0 if a.call else 0.0, score, g
+    if nrest <= 0:
+        return 1000000.0 + bonus
+    if rank == SOLO_RK_SWAP and a.target >= 0:
+        after = s.hsize[a.target]
+    elif rank == SOLO_RK_PASS:
+        after = s.hsize[prv]
+    else:
+        after = nrest
+    score = 100.0 * (hand - after) + bonus
+    for i in range(a.ncards):
+        pts += solo_fpoints[a.cards[i]]
+    score += 0.3 * pts
+    if solo_fblack[f] and nrest >= 3:
+        score -= 30.0 + (20.0 if rank == SOLO_RK_PROT else 0.0)
+    tn = solo_threat(s.hsize[nxt])
+    if rank == SOLO_RK_SKIP:
+        score += 25.0 if two else 5.0 + 15.0 * tn
+    elif rank == SOLO_RK_REV:
+        score += 25.0 if two else 15.0 * (tn - solo_threat(s.hsize[prv]))
+    elif rank == SOLO_RK_D2:
+        score += 8.0 + 20.0 * tn
+    elif rank == SOLO_RK_WD4:
+        score += 10.0 + 25.0 * tn
+    elif rank == SOLO_RK_GIFT and a.target >= 0:
+        g = solo_target_bonus(s, a.target)
+        for i in range(a.ngift):
+            g += solo_gift_card_value(a.gift[i])
+        score += g
+    elif rank == SOLO_RK_SWAP and a.target >= 0:
+        score += solo_target_bonus(s, a.target) - 30.0 * solo_threat(nrest)
+    elif rank == SOLO_RK_PASS:
+        score += 10.0 * tn + 3.0 * (nrest - s.hsize[nxt])
+        score -= 30.0 * solo_threat(nrest)
+    if rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS:
+        colour = a.colour if a.colour >= 0 else solo_fcolour[top]
+        score += 4.0 * solo_followers(s, seat, a, colour, top)
+    return score
+
+
+ctypedef struct SoloPick:
+    double best
+    int ties
+    int seat
+    SoloAction a
+
+
+cdef inline void solo_consider(SoloPick* pk, double value, const SoloAction* a, Rng* rng) noexcept nogil:
+    """Keep the best value; equal values (within 1e-9) share the choice uniformly."""
+    if value > pk.best + 1e-9:
+        pk.best = value
+        pk.ties = 1
+        pk.a = a[0]
+    elif value >= pk.best - 1e-9:
+        pk.ties += 1
+        if rng_below(rng, <unsigned int>pk.ties) == 0:
+            pk.a = a[0]
+
+
+cdef void solo_best_single(const SoloState* s, int seat, int f, SoloPick* pk, Rng* rng) noexcept nogil:
+    """Consider playing one card of face f, in its best variants: each colour of a Wild, each
+    Swap target, the best two cards to give to each Gift target; the call always made."""
+    cdef SoloAction a
     cdef unsigned char rest[SOLO_NFACES]
-    cdef int rank = solo_frank[f], size = s.hsize[seat] - 1, i, g, best
+    cdef int rank = solo_frank[f], rsize = s.hsize[seat] - 1, col, t, g, b0, b1, ng, k
+    cdef double v0, v1, v
+    cdef unsigned long long m
     a.kind = SOLO_A_PLAY
     a.ncards = 1
     a.cards[0] = f
@@ -893,225 +981,275 @@ cdef void solo_policy_single(const SoloState* s, int seat, int f, SoloAction* a)
     a.gift[0] = 0
     a.gift[1] = 0
     a.call = 0
+    if rank == SOLO_RK_WILD or rank == SOLO_RK_WD4:
+        a.call = solo_needs_call_less(s, seat, rsize, f)
+        for col in range(4):
+            a.colour = col
+            solo_consider(pk, solo_score(s, seat, &a), &a, rng)
+        return
     if rank == SOLO_RK_SWAP:
-        a.target = solo_fewest_cards(s, seat)
+        for t in range(s.n):
+            if t != seat:
+                a.target = t
+                solo_consider(pk, solo_score(s, seat, &a), &a, rng)
         return
-    if rank == SOLO_RK_PASS:
+    if rank == SOLO_RK_GIFT:
+        memcpy(rest, s.cnt[seat], SOLO_NFACES)
+        rest[f] -= 1
+        if rsize <= 2:   # the whole rest is given (in face order), no call
+            ng = 0
+            for g in range(SOLO_NFACES):
+                for k in range(rest[g]):
+                    if ng < 2:
+                        a.gift[ng] = g
+                        ng += 1
+            a.ngift = ng
+        else:            # the two cards worth giving most
+            b0 = b1 = -1
+            v0 = v1 = -1e300
+            m = s.held[seat]
+            while m:
+                g = solo_ctz(m)
+                m &= m - 1
+                if not rest[g]:
+                    continue
+                v = solo_gift_card_value(g)
+                for k in range(2 if rest[g] >= 2 else 1):
+                    if v > v0:
+                        b1 = b0
+                        v1 = v0
+                        b0 = g
+                        v0 = v
+                    elif v > v1:
+                        b1 = g
+                        v1 = v
+            a.ngift = 2
+            a.gift[0] = b0 if b0 <= b1 else b1
+            a.gift[1] = b1 if b0 <= b1 else b0
+            a.call = solo_needs_call_mask(solo_mask_less(s, seat, f, a.gift[0], a.gift[1]),
+                                          rsize - 2, s.opt_multiples)
+        for t in range(s.n):
+            if t != seat:
+                a.target = t
+                solo_consider(pk, solo_score(s, seat, &a), &a, rng)
         return
-    if rank != SOLO_RK_GIFT:
-        if rank == SOLO_RK_WILD or rank == SOLO_RK_WD4:
-            a.colour = solo_best_colour(s.held[seat])   # (f is black: no colour to take off)
-        a.call = solo_needs_call_less(s, seat, size, f)
-        return
-    memcpy(rest, s.cnt[seat], SOLO_NFACES)
-    rest[f] -= 1
-    a.target = solo_fewest_cards(s, seat)
-    a.ngift = 2 if size >= 2 else size   # (all of the rest when it is 2 cards or fewer)
-    for i in range(a.ngift):
-        best = -1
-        for g in range(SOLO_NFACES):
-            if rest[g] and (best < 0 or solo_fpoints[g] >= solo_fpoints[best]):
-                best = g
-        rest[best] -= 1
-        a.gift[i] = best
-    size -= a.ngift
-    if a.ngift == 2 and a.gift[1] < a.gift[0]:
-        g = a.gift[0]
-        a.gift[0] = a.gift[1]
-        a.gift[1] = g
-    a.call = solo_needs_call_mask(solo_mask_less(s, seat, f, a.gift[0] if a.ngift > 0 else -1,
-                                                 a.gift[1] if a.ngift > 1 else -1),
-                                  size, s.opt_multiples)
+    a.call = rank != SOLO_RK_PASS and solo_needs_call_less(s, seat, rsize, f)
+    solo_consider(pk, solo_score(s, seat, &a), &a, rng)
 
 
-cdef int solo_policy_multiples(const SoloState* s, int seat, int drawn, SoloAction* a) noexcept nogil:
-    """All cards of the number with the most cards (3+, one fitting first), or 0 if none;
-    the last card in the colour the rest of the hand holds most of."""
-    cdef int v, c, total, best_v = -1, best_total = 0, first, last, m, i, want
-    cdef const unsigned char* h = s.cnt[seat]
-    cdef unsigned long long held = s.held[seat], fit, rest
-    if s.hsize[seat] < 3:
-        return 0
-    fit = solo_fit_mask(s)
+cdef void solo_best_multiples(const SoloState* s, int seat, int drawn, SoloPick* pk, Rng* rng) noexcept nogil:
+    """Consider multiples: every card of a number (3 to 8, one of them fitting; with a drawn
+    card, its number), ending on each colour it holds."""
+    cdef SoloAction a
+    cdef unsigned long long held = s.held[seat], fit = solo_fit_mask(s), rest
+    cdef int v, c, cf, cl, total, m, i
+    cdef int cnt[4]
+    if not s.opt_multiples or s.hsize[seat] < 3:
+        return
     for v in range(9):
         if drawn >= 0 and solo_fnumber[drawn] != v + 1:
             continue
-        rest = held & solo_mask_number[v + 1]
-        if not (rest & (rest - 1)) or not (rest & fit):
-            continue   # (3 cards of a number are at least 2 faces; one must fit)
-        total = h[v] + h[14 + v] + h[28 + v] + h[42 + v]
-        if total < 3 or total > SOLO_MAX_MULTI or total < best_total:
+        total = 0
+        for c in range(4):
+            cnt[c] = s.cnt[seat][c * 14 + v]
+            total += cnt[c]
+        if total < 3 or total > SOLO_MAX_MULTI or not (held & fit & solo_mask_number[v + 1]):
             continue
-        best_v = v
-        best_total = total
-    if best_v < 0:
-        return 0
-    v = best_v
-    rest = held & ~solo_mask_number[v + 1]
-    want = solo_best_colour(rest)
-    first = solo_fcolour[solo_ctz(held & fit & solo_mask_number[v + 1])]
-    last = -1
-    for c in range(4):
-        if h[c * 14 + v] > (1 if c == first else 0):
-            if last < 0 or c == want:
-                last = c
-    a.kind = SOLO_A_PLAY
-    a.ncards = best_total
-    a.colour = -1
-    a.target = -1
-    a.ngift = 0
-    a.cards[0] = first * 14 + v
-    m = 1
-    for c in range(4):
-        for i in range(h[c * 14 + v] - (1 if c == first else 0) - (1 if c == last else 0)):
-            if m < SOLO_MAX_MULTI - 1:   # (best_total <= 8: always)
-                a.cards[m] = c * 14 + v
-            m += 1
-    a.cards[best_total - 1] = last * 14 + v
-    a.call = solo_needs_call_mask(rest, s.hsize[seat] - best_total, s.opt_multiples)
-    return 1
+        rest = held & ~solo_mask_number[v + 1]
+        a.kind = SOLO_A_PLAY
+        a.ncards = total
+        a.colour = -1
+        a.target = -1
+        a.ngift = 0
+        a.gift[0] = 0
+        a.gift[1] = 0
+        a.call = solo_needs_call_mask(rest, s.hsize[seat] - total, s.opt_multiples)
+        for cl in range(4):
+            if not cnt[cl]:
+                continue
+            cf = -1
+            for c in range(4):
+                if cnt[c] > (1 if c == cl else 0) and (fit >> (c * 14 + v)) & 1:
+                    cf = c
+                    break
+            if cf < 0:
+                continue
+            a.cards[0] = cf * 14 + v
+            m = 1
+            for c in range(4):
+                for i in range(cnt[c] - (1 if c == cf else 0) - (1 if c == cl else 0)):
+                    a.cards[m] = c * 14 + v
+                    m += 1
+            a.cards[total - 1] = cl * 14 + v
+            solo_consider(pk, solo_score(s, seat, &a), &a, rng)
 
 
-cdef inline int solo_held_prot(const SoloState* s, int seat) noexcept nogil:
-    """A Protection face the seat holds, preferring the colour it holds most; -1 if none."""
-    cdef int f, best = -1, want = solo_best_colour(s.held[seat])
-    for f in range(SOLO_F_PROT, SOLO_NFACES):
-        if s.cnt[seat][f] and (best < 0 or f - SOLO_F_PROT == want):
-            best = f
-    return best
+cdef bint solo_hurts(const SoloState* s, int seat) noexcept nogil:
+    """heuristic_solo._hurts: whether the open window's Skip, Swap, Gift or Pass hands hurts."""
+    cdef int mine = s.hsize[seat] - 1, kind = s.react_kind, o, j
+    cdef bint protected
+    if kind == SOLO_RK_SKIP:
+        return s.hsize[seat] <= 3
+    if kind == SOLO_RK_GIFT:
+        return True
+    if kind == SOLO_RK_SWAP:
+        return s.hsize[s.react_by] > mine
+    o = solo_next(s, seat, -1)
+    while o != seat:
+        protected = False
+        for j in range(s.react_nprotected):
+            if s.react_protected[j] == o:
+                protected = True
+        if not protected:
+            break
+        o = solo_next(s, o, -1)
+    return s.hsize[o] > mine
 
 
-cdef int solo_rollout_pick(const SoloState* s, Rng* rng, SoloAction* a) noexcept nogil:
-    """The rollout policy: choose one (seat, action); returns the seat, -1 at the end."""
-    cdef int mover, seat, i, f, top, nfit, other, my, nxt, rank, prot
-    cdef int fit[SOLO_NFACES]
-    cdef double sc, best_sc
-    cdef bint threat, has_multi
-    cdef unsigned long long held
-    cdef SoloAction multi
+cdef inline bint solo_may_jump(const SoloState* s, int seat) noexcept nogil:
+    """Whether seat may jump in now (solo_gen_jump_ins would offer something)."""
+    cdef int top
+    if not s.jump or (seat == s.laid_by and not s.opt_self_jump_in):
+        return False
+    top = s.discard[s.ndiscard - 1]
+    return not solo_fblack[top] and s.cnt[seat][top] > 0
+
+
+cdef int solo_heuristic_pick(const SoloState* s, Rng* rng, SoloAction* out) noexcept nogil:
+    """The heuristic bots' next action: the seat acting (-1 at the end) and its action."""
+    cdef SoloPick pk
+    cdef int waiting, seat, k, f, top, hand
+    cdef unsigned long long m
+    cdef double keep
     if s.winner >= 0:
         return -1
-    mover = solo_to_move(s)
-    # 1. an uncalled SOLO window (window mode) is caught by the seat after it
+    waiting = solo_to_move(s)
+    # 1. an uncalled SOLO window (window mode): the first seat asked calls it or catches it
     if s.opt_call_window and s.solo_seat >= 0 and not s.solo_called:
-        seat = (s.solo_seat + 1) % s.n
-        solo_set_simple(a, SOLO_A_CATCH, s.solo_seat)
+        seat = waiting + 1 if waiting + 1 < s.n else 0
+        if seat == s.solo_seat:
+            solo_set_simple(out, SOLO_A_CALL, -1)
+        else:
+            solo_set_simple(out, SOLO_A_CATCH, s.solo_seat)
         return seat
-    # 2. a holder of the identical card may jump in
+    pk.best = -1e300
+    pk.ties = 0
+    # 2. jump-ins, asked in order after the waiting seat: the first with a positive score
     if s.jump and (not s.has_react or s.react_kind == SOLO_RK_SKIP):
         top = s.discard[s.ndiscard - 1]
-        if not solo_fblack[top]:
-            held = 0   # the seats that may jump in
-            for seat in range(s.n):
-                if (s.held[seat] >> top) & 1:
-                    held |= 1ULL << seat
-            if not s.has_react and s.turn >= 0:
-                held &= ~(1ULL << s.turn)
-            if s.laid_by >= 0 and not s.opt_self_jump_in:
-                held &= ~(1ULL << s.laid_by)
-            if held:
-                seat = rng_below(rng, s.n)
-                for i in range(s.n):
-                    if (held >> seat) & 1 and rng_below(rng, 1000) < SOLO_JUMP_IN_PER_MILLE:
-                        solo_policy_single(s, seat, top, a)
-                        return seat
-                    seat += 1
-                    if seat == s.n:
-                        seat = 0
-    # 3. a Protection window: protect unless the hand coming in is the smaller one
+        seat = waiting
+        for k in range(1, s.n):
+            seat = seat + 1 if seat + 1 < s.n else 0
+            if not solo_may_jump(s, seat) or (s.has_react and solo_in_pending(s, seat)):
+                continue
+            pk.best = -1e300
+            pk.ties = 0
+            solo_best_single(s, seat, top, &pk, rng)
+            if pk.ties and pk.best > 0:
+                out[0] = pk.a
+                return seat
+        pk.best = -1e300
+        pk.ties = 0
+    seat = waiting
+    hand = s.hsize[seat]
+    # 3. a Protection window waiting for this seat
     if s.has_react:
-        prot = solo_held_prot(s, mover)
-        if prot >= 0:
-            my = s.hsize[mover] - 1
-            if s.react_kind == SOLO_RK_SWAP:
-                threat = s.hsize[s.react_by] >= my
-            elif s.react_kind == SOLO_RK_PASS:
-                threat = s.hsize[solo_next(s, mover, -1)] >= my
-            else:
-                threat = True
-            if threat:
-                solo_policy_single(s, mover, prot, a)
-                return mover
-        solo_set_simple(a, SOLO_A_DECLINE, -1)
-        return mover
-    seat = mover
-    # 4. the seat in turn: play the drawn card
-    if s.drawn >= 0:
-        if s.opt_multiples and solo_policy_multiples(s, seat, s.drawn, a):
+        if s.react_kind == SOLO_RK_SKIP and solo_may_jump(s, seat):
+            solo_best_single(s, seat, s.discard[s.ndiscard - 1], &pk, rng)
+            out[0] = pk.a
             return seat
-        solo_policy_single(s, seat, s.drawn, a)
+        m = s.held[seat] & solo_mask_rank[SOLO_RK_PROT]
+        if m and solo_hurts(s, seat):
+            while m:
+                solo_best_single(s, seat, solo_ctz(m), &pk, rng)
+                m &= m - 1
+            out[0] = pk.a
+            return seat
+        solo_set_simple(out, SOLO_A_DECLINE, -1)
         return seat
-    # 5. a pending penalty: stack, else protect, else draw
+    # 4. the card just drawn fits: play it unless keeping it scores more
+    if s.drawn >= 0:
+        keep = 500000.0 if solo_frank[s.drawn] == SOLO_RK_PROT and hand > 3 else 0.0
+        solo_set_simple(&pk.a, SOLO_A_KEEP, -1)
+        pk.best = keep
+        pk.ties = 1
+        solo_best_single(s, seat, s.drawn, &pk, rng)
+        solo_best_multiples(s, seat, s.drawn, &pk, rng)
+        out[0] = pk.a
+        return seat
+    # 5. a pending penalty: stack, else protect (large penalty or short hand), else draw
     if s.penalty:
-        held = s.held[seat] & solo_stack_mask(s)
-        f = solo_ctz(held) if held else -1
-        if f < 0:
-            f = solo_held_prot(s, seat)
-        if f >= 0:
-            solo_policy_single(s, seat, f, a)
+        m = s.held[seat] & solo_stack_mask(s)
+        if not m and (s.penalty >= 4 or hand <= 3):
+            m = s.held[seat] & solo_mask_rank[SOLO_RK_PROT]
+        if m:
+            while m:
+                solo_best_single(s, seat, solo_ctz(m), &pk, rng)
+                m &= m - 1
+            out[0] = pk.a
         else:
-            solo_set_simple(a, SOLO_A_DRAW, -1)
+            solo_set_simple(out, SOLO_A_DRAW, -1)
         return seat
-    # 6. an ordinary turn: the best-scoring fitting card, multiples, or draw
-    nfit = 0
-    held = s.held[seat] & solo_fit_mask(s)
-    while held:
-        fit[nfit] = solo_ctz(held)
-        nfit += 1
-        held &= held - 1
-    has_multi = s.opt_multiples and solo_policy_multiples(s, seat, -1, &multi)
-    if nfit == 0 and not has_multi:
-        solo_set_simple(a, SOLO_A_DRAW, -1)
-        return seat
-    if rng_below(rng, 1000) < SOLO_EXPLORE_PER_MILLE:
-        i = rng_below(rng, nfit + (1 if has_multi else 0))
-        if i == nfit:
-            a[0] = multi
-        else:
-            solo_policy_single(s, seat, fit[i], a)
-        return seat
-    my = s.hsize[seat]
-    nxt = solo_next(s, seat, 1)
-    threat = s.hsize[nxt] <= 3
-    best_sc = -1.0
-    f = -1
-    held = rng_next(rng)   # random bits to break ties
-    for i in range(nfit):
-        rank = solo_frank[fit[i]]
-        sc = solo_fpoints[fit[i]]
-        if rank == SOLO_RK_WILD:
-            sc = 4.0
-        elif rank == SOLO_RK_WD4:
-            sc = 86.0 if threat else 6.0
-        elif rank == SOLO_RK_D2:
-            sc = 90.0 if threat else 30.0
-        elif rank == SOLO_RK_SKIP or (rank == SOLO_RK_REV and s.n == 2):
-            sc = 70.0 if threat else 20.0
-        elif rank == SOLO_RK_SWAP:
-            other = s.hsize[solo_fewest_cards(s, seat)]
-            sc = 30.0 + 10.0 * (my - 1 - other) if other < my - 1 else 0.5
-        elif rank == SOLO_RK_PASS:
-            other = s.hsize[solo_next(s, seat, -1)]
-            sc = 20.0 + 10.0 * (my - 1 - other) if other < my - 1 else 0.5
-        elif rank == SOLO_RK_GIFT:
-            sc = 60.0
-        elif rank == SOLO_RK_PROT:
-            sc = 2.0
-        sc += ((held >> (i & 15) * 4) & 15) * (0.5 / 16)
-        if sc > best_sc:
-            best_sc = sc
-            f = fit[i]
-    if has_multi and 25.0 * multi.ncards > best_sc:
-        a[0] = multi
-        return seat
-    solo_policy_single(s, seat, f, a)
+    # 6. an ordinary turn: the best-scoring play, or draw (-100)
+    solo_set_simple(&pk.a, SOLO_A_DRAW, -1)
+    pk.best = -100.0
+    pk.ties = 1
+    m = s.held[seat] & solo_fit_mask(s)
+    while m:
+        solo_best_single(s, seat, solo_ctz(m), &pk, rng)
+        m &= m - 1
+    solo_best_multiples(s, seat, -1, &pk, rng)
+    out[0] = pk.a
     return seat
 
 
+cdef void solo_values(const SoloState* s, int seat, const SoloAction* acts, int n,
+                      double* out) noexcept nogil:
+    """The heuristic bot's preference over ``acts`` (candidates of ``seat``) as values, its
+    choice the highest: play scores where it compares scores (own turn, drawn card,
+    jump-ins, against 0 for letting the chance pass), and where it follows a rule
+    (penalties, Protection windows) the rule's choice 100-300 above the rest, ordered
+    within by 0.01 x score."""
+    cdef int k, waiting = solo_to_move(s), hand = s.hsize[seat], rank
+    cdef double sc, keep
+    cdef bint hurts = False, cond
+    cdef const SoloAction* a
+    if s.has_react and waiting == seat:
+        hurts = solo_hurts(s, seat)
+    keep = 500000.0 if s.drawn >= 0 and solo_frank[s.drawn] == SOLO_RK_PROT and hand > 3 else 0.0
+    cond = s.penalty >= 4 or hand <= 3
+    for k in range(n):
+        a = &acts[k]
+        if a.kind != SOLO_A_PLAY:
+            if a.kind == SOLO_A_DRAW:
+                out[k] = 0.0 if s.penalty else -100.0
+            elif a.kind == SOLO_A_KEEP:
+                out[k] = keep
+            else:   # decline (catches and calls are never candidates)
+                out[k] = 0.0
+            continue
+        sc = solo_score(s, seat, a)
+        rank = solo_frank[a.cards[0]]
+        if seat != waiting:          # out of turn: jump-ins against waiting (0)
+            out[k] = -1000.0 + 0.01 * sc if rank == SOLO_RK_PROT else sc
+        elif s.has_react:            # the Protection window waits for us
+            if rank != SOLO_RK_PROT:
+                out[k] = 200.0 + 0.01 * sc
+            else:
+                out[k] = (100.0 if hurts else -100.0) + 0.01 * sc
+        elif s.penalty and s.drawn < 0:
+            if rank != SOLO_RK_PROT:
+                out[k] = 300.0 + 0.01 * sc
+            else:
+                out[k] = (100.0 if cond else -100.0) + 0.01 * sc
+        else:
+            out[k] = sc
+
+
 cdef void solo_rollout_step(SoloState* s, Rng* rng) noexcept nogil:
-    """Apply one move of the cheap rollout policy (nothing at a finished round)."""
+    """Apply one move of the heuristic rollout policy (nothing at a finished round)."""
     cdef SoloAction a
-    cdef int seat = solo_rollout_pick(s, rng, &a)
+    cdef int seat = solo_heuristic_pick(s, rng, &a)
     if seat >= 0:
         solo_apply(s, seat, &a, rng)
 
@@ -1492,6 +1630,24 @@ cdef class SoloMirror:
         m.round_no = self.round_no
         return m
 
+    def values(self, int seat):
+        """{action text: the heuristic value solo_values gives it} over the candidates."""
+        cdef int k, n = solo_candidates(&self.s, seat, solo_pybuf)
+        cdef double* v = <double*>malloc(max(n, 1) * sizeof(double))
+        try:
+            solo_values(&self.s, seat, solo_pybuf, n, v)
+            return {solo_action_text(&solo_pybuf[k]): v[k] for k in range(n)}
+        finally:
+            free(v)
+
+    def rollout_action(self, unsigned long long seed):
+        """(seat, text) that solo_rollout_step would play next, or None (for tests)."""
+        cdef Rng rng
+        cdef SoloAction a
+        rng_seed(&rng, seed)
+        seat = solo_heuristic_pick(&self.s, &rng, &a)
+        return None if seat < 0 else (seat, solo_action_text(&a))
+
     def rollout(self, unsigned long long seed, int max_steps=100000):
         """Play on (in place) with solo_rollout_step until the round ends or max_steps;
         the number of steps taken."""
@@ -1513,7 +1669,7 @@ cdef class SoloMirror:
         cdef bint found
         rng_seed(&rng, seed)
         while self.s.winner < 0 and steps < max_steps:
-            seat = solo_rollout_pick(&self.s, &rng, &a)
+            seat = solo_heuristic_pick(&self.s, &rng, &a)
             n = solo_legal(&self.s, seat, solo_pybuf)
             key = solo_key(&a)
             found = False

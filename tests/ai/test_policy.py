@@ -1,0 +1,118 @@
+"""The search's rollout policies and priors are the ``heuristic`` bots, in C.
+
+``scout_rollout_step`` / ``solo_rollout_step`` must play what ``ai/heuristic_scout.py`` and
+``ai/heuristic_solo.py`` would (up to their random tie-breaks), and ``values()`` (the
+search's prior, over the candidates) must rank the heuristic's choice first. Whole matches of
+heuristic bots are played through the match driver; at every step the C policy is asked on
+the mirror of the position and compared with what the driver got from the bots.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from ai._search import ScoutMirror, SoloMirror
+
+from ai import heuristic_scout, heuristic_solo
+from ai.heuristic import HeuristicBot
+from engine.match import Match
+from engine.scout import Config as ScoutConfig
+from engine.solo import Config as SoloConfig
+from engine.solo.actions import Play
+
+
+def driver_next(match: Match, bots: list[HeuristicBot]) -> tuple[int, Any]:
+    """The (seat, action) ai.driver.play_match would apply next."""
+    n = match.config.players
+    waiting = match.to_move()
+    assert waiting is not None
+    actors = set(match.actors())
+    for k in range(1, n + 1):
+        seat = (waiting + k) % n
+        if seat not in actors:
+            continue
+        legal = match.legal_actions(seat)
+        obs = match.observation(seat)
+        action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
+        if action is not None:
+            return seat, action
+    raise AssertionError("nobody acted")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_scout_policy_is_the_heuristic(players: int) -> None:
+    rng = random.Random(players)
+    steps = 0
+    for game in range(4):
+        seed = f"policy/scout/{players}/{game}".encode()
+        match = Match(ScoutConfig(players=players), seed)
+        bots = [HeuristicBot(seed, s) for s in range(players)]
+        while not match.is_over():
+            state = match.state
+            seat, action = driver_next(match, bots)
+            mirror = ScoutMirror.from_snapshot(state.snapshot())
+            obs = match.observation(seat)
+            legal = match.legal_actions(seat)
+            view = heuristic_scout.View(obs)
+            if state.phase == "turn_choice":  # every seat decides; the driver asks in its order
+                values = mirror.values(seat)
+                assert str(action) == ("flip" if values["flip"] > values["keep"] + 1e-9 else "keep")
+            else:
+                picked = mirror.rollout_action(rng.getrandbits(63))
+                assert picked is not None and picked[0] == seat
+                value = {str(a): heuristic_scout._value(view, a) for a in legal}
+                assert value[picked[1]] >= max(value.values()) - 1e-9
+                for text, v in mirror.values(seat).items():
+                    assert v == pytest.approx(value[text], abs=1e-9)
+            match.apply(seat, action)
+            steps += 1
+    assert steps > 100
+
+
+SOLO_CASES = [("anniversary", 4, {}), ("classic", 4, {}), ("anniversary", 2, {}),
+              ("anniversary", 6, {}), ("classic", 3, {"call": "window"}),
+              ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True})]
+
+
+@pytest.mark.parametrize(("edition", "players", "options"), SOLO_CASES,
+                         ids=[f"{e}-{n}p-{'-'.join(o) or 'preset'}" for e, n, o in SOLO_CASES])
+def test_solo_policy_is_the_heuristic(edition: str, players: int, options: dict[str, Any]) -> None:
+    """Same seat, and the same action or one the heuristic scores the same. The policy builds
+    only each card's best Gift (its two most valuable cards), so it may miss a Gift whose
+    cards leave a hand that earns the +1 of the SOLO call: allowed a few times."""
+    rng = random.Random(players)
+    steps = differ = 0
+    config = SoloConfig.preset(edition, players, threshold=150, pool=150, **options)
+    for game in range(2):
+        seed = f"policy/solo/{edition}/{players}/{game}".encode()
+        match = Match(config, seed)
+        bots = [HeuristicBot(seed, s) for s in range(players)]
+        while not match.is_over() and steps < 2500:
+            mirror = SoloMirror.from_snapshot(match.state.snapshot())
+            picked = mirror.rollout_action(rng.getrandbits(63))
+            seat, action = driver_next(match, bots)
+            assert picked is not None and picked[0] == seat
+            view = heuristic_solo.View(match.observation(seat))
+            legal = {str(a): a for a in match.legal_actions(seat)}
+            assert picked[1] in legal
+            mine = legal[picked[1]]
+            if picked[1] != str(action):
+                assert isinstance(mine, Play) and isinstance(action, Play)
+                gap = heuristic_solo._score(view, action) - heuristic_solo._score(view, mine)
+                if abs(gap) > 1e-9:
+                    assert mine.card.rank == "gift" and 0 < gap <= 1.0 + 1e-9
+                    differ += 1
+            if seat == match.to_move():
+                values = mirror.values(seat)
+                if str(action) in values:
+                    best = max(values, key=values.get)
+                    if values[best] > values[str(action)] + 1e-9:
+                        top, chosen = legal[best], action
+                        assert isinstance(top, Play) and isinstance(chosen, Play)
+                        gap = heuristic_solo._score(view, top) - heuristic_solo._score(view, chosen)
+                        assert abs(gap) < 1e-9
+            match.apply(seat, action)
+            steps += 1
+    assert steps > 200 and differ <= 1 + steps // 100
