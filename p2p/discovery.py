@@ -37,29 +37,7 @@ class BeaconError(ValueError):
     """A datagram that is not a valid beacon (the reason is the message)."""
 
 
-@dataclass(frozen=True)
-class Beacon:
-    """What a table says about itself: the fields of a BEACON message (``p2p.wire.Beacon``).
-
-    ``key`` is the sequencer's public key (the beacon is signed with it), ``port`` its unicast
-    port (0: the port the beacon came from), ``phase`` the table's phase (lobby, seeding,
-    playing, over).
-    """
-
-    table_id: bytes
-    key: bytes
-    term: int
-    name: str
-    config: dict[str, Any]
-    taken: int
-    total: int
-    port: int
-    phase: str
-
-    @property
-    def game(self) -> str:
-        game = self.config.get("game")
-        return game if isinstance(game, str) else "?"
+Beacon = wire.Beacon
 
 
 def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], passphrase: str | None = None) -> bytes:
@@ -89,8 +67,7 @@ def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
         raise BeaconError("forged")
     if msg.taken > msg.total:
         raise BeaconError("malformed")
-    return Beacon(msg.table_id, msg.key, msg.term, msg.name, dict(msg.config), msg.taken, msg.total,
-                  msg.port, msg.phase)
+    return msg
 
 
 # --- the tables heard -------------------------------------------------------------------

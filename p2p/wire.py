@@ -269,6 +269,10 @@ def decode_entry(data: bytes) -> Entry:
 # --- messages -----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Beacon:
+    """What a table says about itself. ``key`` is the sequencer's public key (the beacon is
+    signed with it), ``port`` its unicast port (0: the port the beacon came from), ``phase``
+    the table's phase (lobby, seeding, playing, over)."""
+
     table_id: bytes
     key: bytes
     term: int
@@ -278,6 +282,11 @@ class Beacon:
     total: int
     port: int
     phase: str
+
+    @property
+    def game(self) -> str:
+        game = self.config.get("game")
+        return game if isinstance(game, str) else "?"
 
 
 @dataclass(frozen=True, slots=True)
