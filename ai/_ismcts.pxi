@@ -1,11 +1,14 @@
 # Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012) over the mirrors.
 #
 # One tree per search. Each iteration samples a determinization of the searcher's information
-# set, descends the tree choosing only among children whose action is legal in that sample
-# (UCB1 with availability counts), expands one untried action, plays a capped heuristic
-# rollout, and backs up every seat's score margin. Edges are labelled by action keys; a node
-# remembers the seat that chose the action leading to it. Nodes live in one preallocated
-# pool; the loop runs without the GIL and touches no Python object.
+# set and descends the tree choosing only among the moves legal in that sample (availability):
+# PUCT with a prior from the heuristic bot's values of the candidates (G_values; the move it
+# would play gets most of the weight), or plain UCB1 with random expansion when cpuct is 0. It
+# expands one move, plays the round out with the heuristic bots' policy (G_rollout_step, capped,
+# then G_evaluate), and backs up every seat's reward, tanh of its score margin. Edges are
+# labelled by action keys; a node remembers the seat that chose the action leading to it. The
+# answer is the most visited root move. Nodes live in one preallocated pool; the loop runs
+# without the GIL and touches no Python object.
 from libc.math cimport exp, log, sqrt, tanh
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
@@ -57,6 +60,22 @@ cdef inline int g_candidates(GameState* s, int seat, void* acts) noexcept nogil:
 cdef inline unsigned long long g_key(GameState* s, void* acts, int i) noexcept nogil:
     if GameState is SoloState:
         return solo_key(&(<SoloAction*>acts)[i])
+    else:
+        return scout_key(&(<ScoutAction*>acts)[i])
+
+
+cdef inline unsigned long long g_edge_key(GameState* s, void* acts, int i) noexcept nogil:
+    """The key of a move below the root, as the tree tells them apart: a SOLO Gift leaves
+    out the cards given (a third seat never sees them; the giver's hand below the root
+    differs from sample to sample, so its pairs would only scatter the visits); every other
+    move is its own key."""
+    cdef SoloAction a
+    if GameState is SoloState:
+        a = (<SoloAction*>acts)[i]
+        if a.ngift > 0:
+            a.gift[0] = 0
+            a.gift[1] = 0
+        return solo_key(&a)
     else:
         return scout_key(&(<ScoutAction*>acts)[i])
 
@@ -253,6 +272,25 @@ cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) no
         ki[i].prior = <float>(ki[i].prior / total)
 
 
+cdef int merge_edges(Tree* t, GameState* det, void* acts, KeyIdx* ki, int n,
+                      const double* values) noexcept nogil:
+    """Below the root, moves that share an edge key (g_edge_key) are one edge: of each such
+    group only the move the heuristic values most stays (the first without values).
+    Returns the new count; ki ends up sorted by key."""
+    cdef int i, m = 0
+    for i in range(n):
+        ki[i].key = g_edge_key(det, acts, ki[i].idx)
+    sort_keys(ki, n)
+    for i in range(n):
+        if m > 0 and ki[m - 1].key == ki[i].key:
+            if t.cpuct > 0 and values[ki[i].idx] > values[ki[m - 1].idx]:
+                ki[m - 1] = ki[i]
+            continue
+        ki[m] = ki[i]
+        m += 1
+    return m
+
+
 cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char* found,
                   double* values, Rng* rng) noexcept nogil:
     cdef int node = 0, seat, n, i, j, child, steps
@@ -275,6 +313,9 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
             break
         if t.cpuct > 0:
             g_values(det, seat, acts, n - (1 if node == 0 and t.root_wait else 0), values)
+        if node != 0:
+            n = merge_edges(t, det, acts, ki, n, values)
+        if t.cpuct > 0:
             set_priors(t, ki, n, values)
             j = choose_puct(t, node, ki, n, found, rng, &child)
         else:
@@ -331,16 +372,31 @@ cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, dou
 NODE_BYTES = sizeof(Node)
 
 
+# The search's settings per game (measured in docs/ai.md, "The search"): the reward's tanh
+# scale, the PUCT weight of the prior and the prior's softmax temperature (in the heuristic's
+# value units: SOLO scores a card at 100, SCOUT's values are about cards).
+SEARCH_DEFAULTS = {
+    "solo": {"scale": 60.0, "cpuct": 2.0, "prior_temp": 30.0},
+    "scout": {"scale": 6.0, "cpuct": 2.0, "prior_temp": 1.0},
+}
+
+
 def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
-           unsigned long long seed=0, double explore=0.7, int rollout_cap=400, bint wait=False,
-           double scale=0.0, double cpuct=0.0, double prior_temp=0.5, double fpu=0.1,
+           unsigned long long seed=0, bint wait=False, double scale=0.0, double cpuct=-1.0,
+           double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
            int reward_mode=0, double scale2=0.0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
     ``wait``: the seat is not the one the game waits for; the root then also offers "not now".
+    The rest tune the search; 0 (``cpuct`` -1) takes the game's SEARCH_DEFAULTS:
     ``scale``: the score margin that counts as a clear win (rewards are tanh(margin / scale));
-    0 takes the game's default.
+    ``cpuct``: the weight of the heuristic prior in PUCT selection (0: plain UCB1 with
+    ``explore`` and random expansion); ``prior_temp``: the prior is softmax(heuristic value /
+    prior_temp); ``fpu``: an untried move is valued at the mean of the tried ones minus fpu;
+    ``rollout_cap``: rollout moves before G_evaluate estimates the round's points;
+    ``reward_mode``: 0 the round's margin over the others' mean, 1 the match total's margin
+    over the best other (tanh scale ``scale2``), 2 the mean of both.
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -367,8 +423,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.explore = explore
     t.rollout_cap = rollout_cap
     t.root_wait = wait
-    t.cpuct = cpuct
-    t.prior_temp = prior_temp
+    defaults = SEARCH_DEFAULTS[game]
+    t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
+    t.prior_temp = prior_temp or defaults["prior_temp"]
     t.fpu = fpu
     t.reward_mode = reward_mode
     totals = observation.get("totals") or [0] * t.players
@@ -377,14 +434,14 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     if game == "solo":
         solo_info = SoloInfoSet(observation, config)
         max_actions = SOLO_MAX_ACTIONS
-        t.scale = scale or 60.0
+        t.scale = scale or defaults["scale"]
         t.scale2 = scale2 or t.scale
         t.higher_better = config.get("scoring", "pool") == "pool"
         acts = malloc(max_actions * sizeof(SoloAction))
     else:
         scout_info = ScoutInfoSet(observation, config)
         max_actions = SCOUT_MAX_ACTIONS
-        t.scale = scale or 4.0
+        t.scale = scale or defaults["scale"]
         t.scale2 = scale2 or t.scale
         t.higher_better = True
         acts = malloc(max_actions * sizeof(ScoutAction))

@@ -10,7 +10,8 @@
 #   G_points(s, out)          a finished round's scores, as the engine's round_scores()
 #   G_evaluate(s, out)        a cheap estimate of them at any state (= points when over)
 #   G_key(a)                  an injective 64-bit label of an action (tree edges)
-#   G_rollout_step(s, rng)    one move of the cheap heuristic rollout policy
+#   G_rollout_step(s, rng)    one move of the rollout policy: the heuristic bots, in C
+#   G_values(s, seat, acts, n, out) the heuristic bot's value of each candidate (the prior)
 #   G_determinize(out, info, rng) a full state consistent with one seat's information set
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int32_t
 

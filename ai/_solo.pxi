@@ -475,10 +475,55 @@ cdef int solo_legal(const SoloState* s, int seat, SoloAction* out) noexcept nogi
     return k
 
 
+cdef enum:
+    SOLO_GIFT_CHOICES = 4   # Gift candidates give two of the rest's 4 cards most worth giving
+
+
+cdef bint solo_gift_considered(const SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+    """Whether the search considers this Gift's cards: both among the SOLO_GIFT_CHOICES cards
+    of the rest (the hand less the Gift) that solo_gift_card_value ranks highest, ties in
+    face order. The heuristic's own choice always is; a Gift of the whole rest always is."""
+    cdef unsigned char rest[SOLO_NFACES]
+    cdef unsigned char top[SOLO_GIFT_CHOICES]
+    cdef int f = a.cards[0], k = 0, i, j, g, used
+    cdef double v
+    if a.ngift < 2 or s.hsize[seat] - 1 <= 2:
+        return True
+    memcpy(rest, s.cnt[seat], SOLO_NFACES)
+    rest[f] -= 1
+    # the top cards by value (insertion into a small sorted list; faces in order on ties)
+    for g in range(SOLO_NFACES):
+        for used in range(rest[g]):
+            v = solo_gift_card_value(g)
+            i = k if k < SOLO_GIFT_CHOICES else SOLO_GIFT_CHOICES
+            while i > 0 and solo_gift_card_value(top[i - 1]) < v:
+                i -= 1
+            if i >= SOLO_GIFT_CHOICES:
+                continue
+            j = k if k < SOLO_GIFT_CHOICES - 1 else SOLO_GIFT_CHOICES - 1
+            while j > i:
+                top[j] = top[j - 1]
+                j -= 1
+            top[i] = g
+            if k < SOLO_GIFT_CHOICES:
+                k += 1
+    used = 0   # bit i: top[i] matched
+    for j in range(2):
+        for i in range(k):
+            if not (used >> i) & 1 and top[i] == a.gift[j]:
+                used |= 1 << i
+                break
+        else:
+            return False
+    return True
+
+
 cdef int solo_candidates(const SoloState* s, int seat, SoloAction* out) noexcept nogil:
     """The moves the search considers for ``seat``: legal minus catches and late calls; of a
-    play with a call variant only the variant ("!"); for a seat that is not the one waited
-    for, only its out-of-turn plays (jump-ins, Protections). May return 0."""
+    play with a call variant only the variant ("!"); of the Gifts only those giving two of the
+    rest's SOLO_GIFT_CHOICES cards most worth giving (solo_gift_considered); for a seat that
+    is not the one waited for, only its out-of-turn plays (jump-ins, Protections). May
+    return 0 (only when legal is empty or holds only catches and calls)."""
     cdef int n, i, k = 0
     cdef bint waiting = seat == solo_to_move(s)
     n = solo_legal(s, seat, out)
@@ -490,6 +535,9 @@ cdef int solo_candidates(const SoloState* s, int seat, SoloAction* out) noexcept
         # the generator writes a call variant right after its plain play
         if (out[i].kind == SOLO_A_PLAY and not out[i].call and i + 1 < n
                 and out[i + 1].kind == SOLO_A_PLAY and out[i + 1].call):
+            continue
+        if (out[i].kind == SOLO_A_PLAY and out[i].ngift == 2
+                and not solo_gift_considered(s, seat, &out[i])):
             continue
         if k != i:
             out[k] = out[i]

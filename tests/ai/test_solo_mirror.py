@@ -25,7 +25,8 @@ from ai._search import SoloInfoSet, SoloMirror
 
 from engine.shuffle import Stream
 from engine.solo import Config, State, new_round, parse_action
-from engine.solo.cards import deck
+from engine.solo.actions import Play
+from engine.solo.cards import Card, deck, parse_card
 
 # (edition, players, options, rounds, step cap per round)
 CASES: list[tuple[str, int, dict[str, Any], int, int]] = [
@@ -197,9 +198,29 @@ def check_sample(state: State, seat: int, seed: int) -> SoloMirror:
     return sample
 
 
+def gift_value(card: Card) -> float:
+    """What giving ``card`` away is worth to the heuristic (heuristic_solo._gift_bonus)."""
+    return 0.3 * card.points - (40.0 if card.black else 10.0 if card.rank in ("d2", "skip") else 0.0)
+
+
+def gift_considered(hand: list[str], text: str) -> bool:
+    """The search's Gift pruning: the two cards given are among the 4 cards of the rest that
+    are most worth giving (ties in face order), unless the Gift gives the whole rest."""
+    play = parse_action(text.rstrip("!"))
+    if not isinstance(play, Play) or play.card.rank != "gift" or len(play.gift) < 2:
+        return True
+    rest = [parse_card(c) for c in hand]
+    rest.remove(play.card)
+    if len(rest) <= 2:
+        return True
+    top = Counter(sorted(rest, key=lambda c: (-gift_value(c), c.index))[:4])
+    return not Counter(play.gift) - top
+
+
 def check_candidates_and_keys(mirror: SoloMirror, seen: dict[int, str]) -> None:
     waiting = mirror.to_move()
-    for seat in range(len(mirror.snapshot()["hands"])):
+    hands = mirror.snapshot()["hands"]
+    for seat in range(len(hands)):
         legal = mirror.legal(seat)
         keys = mirror.legal_keys(seat)
         assert len(set(keys)) == len(keys) == len(legal)
@@ -207,7 +228,8 @@ def check_candidates_and_keys(mirror: SoloMirror, seen: dict[int, str]) -> None:
             assert seen.setdefault(key, text) == text, f"key {key} names {seen[key]} and {text}"
         present = set(legal)
         expected = [a for a in legal if not a.startswith("catch:") and a != "solo"
-                    and (a.endswith("!") or a + "!" not in present)]
+                    and (a.endswith("!") or a + "!" not in present)
+                    and gift_considered(hands[seat], a)]
         if seat != waiting:
             expected = [a for a in expected if a not in ("draw", "keep", "decline")]
         assert sorted(mirror.candidates(seat)) == sorted(expected)
