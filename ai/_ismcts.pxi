@@ -67,14 +67,19 @@ cdef inline unsigned long long g_key(GameState* s, void* acts, int i) noexcept n
 cdef inline unsigned long long g_edge_key(GameState* s, void* acts, int i) noexcept nogil:
     """The key of a move below the root, as the tree tells them apart: a SOLO Gift leaves
     out the cards given (a third seat never sees them; the giver's hand below the root
-    differs from sample to sample, so its pairs would only scatter the visits); every other
-    move is its own key."""
+    differs from sample to sample, so its pairs would only scatter the visits), and
+    multiples keep only their number, count and top card; every other move is its own
+    key."""
     cdef SoloAction a
+    cdef int k
     if GameState is SoloState:
         a = (<SoloAction*>acts)[i]
         if a.ngift > 0:
             a.gift[0] = 0
             a.gift[1] = 0
+        if a.ncards > 2:   # multiples: only the number, the count and the top card
+            for k in range(a.ncards - 1):
+                a.cards[k] = a.cards[0] % 14
         return solo_key(&a)
     else:
         return scout_key(&(<ScoutAction*>acts)[i])
@@ -313,7 +318,7 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
             break
         if t.cpuct > 0:
             g_values(det, seat, acts, n - (1 if node == 0 and t.root_wait else 0), values)
-        if node != 0:
+        if GameState is SoloState and node != 0:   # (SCOUT's moves are all public)
             n = merge_edges(t, det, acts, ki, n, values)
         if t.cpuct > 0:
             set_priors(t, ki, n, values)

@@ -479,35 +479,35 @@ cdef enum:
     SOLO_GIFT_CHOICES = 4   # Gift candidates give two of the rest's 4 cards most worth giving
 
 
-cdef bint solo_gift_considered(const SoloState* s, int seat, const SoloAction* a) noexcept nogil:
-    """Whether the search considers this Gift's cards: both among the SOLO_GIFT_CHOICES cards
-    of the rest (the hand less the Gift) that solo_gift_card_value ranks highest, ties in
-    face order. The heuristic's own choice always is; a Gift of the whole rest always is."""
-    cdef unsigned char rest[SOLO_NFACES]
-    cdef unsigned char top[SOLO_GIFT_CHOICES]
-    cdef int f = a.cards[0], k = 0, i, j, g, used
+cdef int solo_gift_top(const SoloState* s, int seat, int f, unsigned char* top) noexcept nogil:
+    """The SOLO_GIFT_CHOICES cards of seat's hand less one card of face f that
+    solo_gift_card_value ranks highest (faces in order on ties), best first; their count."""
+    cdef int k = 0, i, j, g, c
     cdef double v
-    if a.ngift < 2 or s.hsize[seat] - 1 <= 2:
-        return True
-    memcpy(rest, s.cnt[seat], SOLO_NFACES)
-    rest[f] -= 1
-    # the top cards by value (insertion into a small sorted list; faces in order on ties)
     for g in range(SOLO_NFACES):
-        for used in range(rest[g]):
-            v = solo_gift_card_value(g)
-            i = k if k < SOLO_GIFT_CHOICES else SOLO_GIFT_CHOICES
+        c = s.cnt[seat][g] - (1 if g == f else 0)
+        if c <= 0:
+            continue
+        v = solo_gift_card_value(g)
+        for _ in range(c):
+            i = k
             while i > 0 and solo_gift_card_value(top[i - 1]) < v:
                 i -= 1
             if i >= SOLO_GIFT_CHOICES:
-                continue
-            j = k if k < SOLO_GIFT_CHOICES - 1 else SOLO_GIFT_CHOICES - 1
+                break
+            j = k if k < SOLO_GIFT_CHOICES else SOLO_GIFT_CHOICES - 1
             while j > i:
                 top[j] = top[j - 1]
                 j -= 1
             top[i] = g
             if k < SOLO_GIFT_CHOICES:
                 k += 1
-    used = 0   # bit i: top[i] matched
+    return k
+
+
+cdef inline bint solo_gift_among(const SoloAction* a, const unsigned char* top, int k) noexcept nogil:
+    """Whether the Gift's two cards are among top[0..k) (as a multiset)."""
+    cdef int i, j, used = 0
     for j in range(2):
         for i in range(k):
             if not (used >> i) & 1 and top[i] == a.gift[j]:
@@ -521,10 +521,11 @@ cdef bint solo_gift_considered(const SoloState* s, int seat, const SoloAction* a
 cdef int solo_candidates(const SoloState* s, int seat, SoloAction* out) noexcept nogil:
     """The moves the search considers for ``seat``: legal minus catches and late calls; of a
     play with a call variant only the variant ("!"); of the Gifts only those giving two of the
-    rest's SOLO_GIFT_CHOICES cards most worth giving (solo_gift_considered); for a seat that
+    rest's SOLO_GIFT_CHOICES cards most worth giving (solo_gift_top); for a seat that
     is not the one waited for, only its out-of-turn plays (jump-ins, Protections). May
     return 0 (only when legal is empty or holds only catches and calls)."""
-    cdef int n, i, k = 0
+    cdef int n, i, k = 0, gift_face = -1, ntop = 0
+    cdef unsigned char top[SOLO_GIFT_CHOICES]
     cdef bint waiting = seat == solo_to_move(s)
     n = solo_legal(s, seat, out)
     for i in range(n):
@@ -536,9 +537,12 @@ cdef int solo_candidates(const SoloState* s, int seat, SoloAction* out) noexcept
         if (out[i].kind == SOLO_A_PLAY and not out[i].call and i + 1 < n
                 and out[i + 1].kind == SOLO_A_PLAY and out[i + 1].call):
             continue
-        if (out[i].kind == SOLO_A_PLAY and out[i].ngift == 2
-                and not solo_gift_considered(s, seat, &out[i])):
-            continue
+        if out[i].kind == SOLO_A_PLAY and out[i].ngift == 2 and s.hsize[seat] > 3:
+            if out[i].cards[0] != gift_face:
+                gift_face = out[i].cards[0]
+                ntop = solo_gift_top(s, seat, gift_face, top)
+            if not solo_gift_among(&out[i], top, ntop):
+                continue
         if k != i:
             out[k] = out[i]
         k += 1
