@@ -11,6 +11,8 @@ from engine.errors import ParseError
 from engine.game import JSON
 
 GAME_NAMES = ("solo", "scout")
+PRESET_KEYS = ("game", "edition", "players")
+"""The plain-form keys that choose a game's preset; the other options default from it."""
 
 
 @dataclass(frozen=True)
@@ -43,3 +45,11 @@ def config_from_dict(data: dict[str, JSON]) -> Any:
     if not isinstance(data, dict) or not isinstance(data.get("game"), str):
         raise ParseError("a config must be a map with a 'game' name")
     return game_module(data["game"]).config_from_dict(data)
+
+
+def compact_config(config: Any) -> dict[str, JSON]:
+    """``config.to_dict()`` less the options its preset already sets (``config_from_dict``
+    restores them): the short form beacons carry."""
+    full = config.to_dict()
+    base = config_from_dict({k: full[k] for k in PRESET_KEYS if k in full}).to_dict()
+    return {k: v for k, v in full.items() if k in PRESET_KEYS or base.get(k) != v}

@@ -10,6 +10,7 @@ caller passes every datagram and the time (``time.monotonic()``).
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import json
 import shutil
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.games import compact_config, config_from_dict
 from p2p import wire
 
 DISCOVERY_PORT = 47474
@@ -40,11 +42,14 @@ class BeaconError(ValueError):
 Beacon = wire.Beacon
 
 
-def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], passphrase: str | None = None) -> bytes:
-    """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``)."""
-    fields = [beacon.table_id, beacon.key, beacon.term, beacon.name, beacon.config, beacon.taken,
-              beacon.total, beacon.port, beacon.phase]
-    return wire.encode(wire.BEACON, fields, sign, wire.pass_key(passphrase))
+def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None) -> bytes:
+    """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``) and
+    tagged with ``pass_key`` (``wire.pass_key``); its config goes in the short form
+    (``compact_config``) and comes back whole from ``decode_beacon``."""
+    fields = [beacon.table_id, beacon.key, beacon.term, beacon.name,
+              compact_config(config_from_dict(beacon.config)), beacon.taken, beacon.total, beacon.port,
+              beacon.phase]
+    return wire.encode(wire.BEACON, fields, sign, pass_key)
 
 
 def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
@@ -67,7 +72,11 @@ def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
         raise BeaconError("forged")
     if msg.taken > msg.total:
         raise BeaconError("malformed")
-    return msg
+    try:
+        config = config_from_dict(msg.config).to_dict()  # beacons carry it short: compact_config
+    except (ValueError, TypeError):
+        raise BeaconError("bad config") from None
+    return dataclasses.replace(msg, config=config)
 
 
 # --- the tables heard -------------------------------------------------------------------

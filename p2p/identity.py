@@ -1,11 +1,13 @@
-"""A peer's Ed25519 identity (PyNaCl): sign, verify, and keep the key on disk."""
+"""A peer's Ed25519 identity (PyNaCl): sign, verify, pair keys, and keep the key on disk."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
 
+import nacl.bindings
 import nacl.exceptions
 import nacl.signing
 
@@ -50,6 +52,20 @@ class Identity:
     def sign(self, data: bytes) -> bytes:
         """The 64-byte detached signature of ``data``."""
         return bytes(self._signing.sign(data).signature)
+
+    def pair_key(self, other: bytes, context: bytes) -> bytes | None:
+        """A 32-byte key that only this identity and ``other`` can compute, for ``context``:
+        X25519 of the two Ed25519 keys (converted), hashed with both keys and the context.
+        None if ``other`` is not a usable public key."""
+        try:
+            theirs = nacl.signing.VerifyKey(other).to_curve25519_public_key()
+            mine = self._signing.to_curve25519_private_key()
+            secret = nacl.bindings.crypto_scalarmult(bytes(mine), bytes(theirs))
+        except (nacl.exceptions.CryptoError, ValueError, TypeError, RuntimeError):
+            return None
+        low, high = sorted((self.key, bytes(other)))
+        digest = hashlib.blake2b(secret + low + high + context, digest_size=32, person=b"cardtable-pair")
+        return digest.digest()
 
 
 def default_path() -> Path:

@@ -30,12 +30,12 @@ from typing import Any
 from ai.bots import Bot, make_bot
 from engine.shuffle import Stream
 from p2p import wire
+from p2p.discovery import encode_beacon
 from p2p.identity import Identity, verify
 from p2p.store import Store
 from p2p.table import BOT, HUMAN, OVER, PLAYING, SEEDING, Applied, Roster, TableState, commitment
 from p2p.wire import (
     APPEND_OK,
-    BEACON,
     JOIN,
     REDIRECT,
     VOTE,
@@ -44,6 +44,7 @@ from p2p.wire import (
     AppendOk,
     Beacon,
     Entry,
+    Heartbeat,
     Join,
     Proposal,
     Propose,
@@ -62,6 +63,7 @@ SEQUENCER_KINDS = ("forfeit", "takeover")
 PROPOSABLE = ("act", "commit", "reveal", "return", "leave")
 THINK_ROUNDS = 32
 WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
+HEARTBEAT_TRIES = 4  # unanswered short heartbeats to one follower before a signed APPEND goes instead
 
 
 @dataclass
@@ -112,7 +114,9 @@ class _Follower:
     ``max(match, base)``, never from scratch. ``outstanding``: APPENDs sent since the last resend
     and not answered yet (followers answer each one; a resend forgets the older ones as lost);
     when it drops to 0 everything sent has arrived, so the commit index and the address list
-    sent are known to the follower (``commit_known``, ``addrs_known``).
+    sent are known to the follower (``commit_known``, ``addrs_known``). ``answered``: it
+    answered an APPEND of this term, so it knows the sequencer and idle heartbeats may go in
+    the short form (``wire.Heartbeat``).
     """
 
     next: int
@@ -126,6 +130,7 @@ class _Follower:
     commit_known: int = -1
     addrs_sent: list[Any] | None = None  # the address list in an APPEND not yet answered
     addrs_known: list[Any] | None = None
+    answered: bool = False
 
     def __post_init__(self) -> None:
         if self.base < 0:
@@ -174,6 +179,7 @@ class Peer:
         self.addr_seen: dict[bytes, float] = {}
         self.heard: dict[bytes, float] = {}
         self.followers: dict[bytes, _Follower] = {}
+        self.pair_keys: dict[tuple[bytes, bytes], bytes | None] = {}  # (table, member): heartbeat key
         self.votes: set[bytes] = set()
         self.lost: set[bytes] = set()  # members that would vote for this candidate but lost their store
         self.refused: set[bytes] = set()  # members that would not vote for this candidate
@@ -519,6 +525,9 @@ class Peer:
         msg = packet.msg
         if isinstance(msg, Beacon):
             return
+        if isinstance(msg, Heartbeat):
+            self._on_heartbeat(msg, addr)
+            return
         if msg.table_id != self.table_id:
             self._drop("other table")
             return
@@ -610,6 +619,23 @@ class Peer:
                 self.amnesiac = False
         self._send(self._msg(APPEND_OK, [self.table_id, self.key, self.term, success, match]), addr)
 
+    def _on_heartbeat(self, msg: Heartbeat, addr: Addr) -> None:
+        """A short heartbeat: an empty APPEND from the sequencer this peer follows in this term
+        (from anyone else it cannot be checked: dropped unanswered, and the sequencer then
+        sends the signed form)."""
+        leader = self.leader
+        if self.role != FOLLOWER or leader is None or msg.term != self.term:
+            self._drop("unknown sequencer")
+            return
+        pair_key = self._pair_key(leader)
+        if pair_key is None or not msg.authentic(pair_key, self.table_id or b""):
+            self._drop("forged")
+            return
+        self.heard[leader] = self.now
+        self._learn_addr(leader, addr)
+        self._on_append(Append(self.table_id or b"", leader, msg.term, msg.prev_index, msg.prev_term,
+                               msg.commit, (), ()), addr)
+
     def _match_entries(self, msg: Append) -> tuple[bool, int]:
         """Raft's log matching: (success, index up to which this log now equals the leader's)."""
         prev = msg.prev_index
@@ -651,7 +677,7 @@ class Peer:
         if f is None:
             return
         match = min(msg.match, len(self.log))
-        f.acked, f.tries = self.now, 0
+        f.acked, f.tries, f.answered = self.now, 0, True
         f.outstanding = max(0, f.outstanding - 1)
         if not f.outstanding:  # everything sent has arrived (a guess when datagrams are duplicated)
             f.commit_known = f.commit_sent
@@ -775,7 +801,20 @@ class Peer:
             f.addrs_sent = addrs
         f.outstanding += 1
         f.next, f.sent, f.commit_sent = prev + len(entries) + 1, self.now, self.commit_index
+        pair_key = self._pair_key(key)
+        if (not entries and not addrs and f.answered and f.tries < HEARTBEAT_TRIES and not self._silent(f)
+                and pair_key is not None):
+            return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev,
+                                         self.log[prev - 1].term if prev else 0, self.commit_index,
+                                         self.pass_key)
         return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key)
+
+    def _pair_key(self, key: bytes) -> bytes | None:
+        """The heartbeat key shared with ``key`` for this table (computed once)."""
+        slot = (self.table_id or b"", key)
+        if slot not in self.pair_keys:
+            self.pair_keys[slot] = self.identity.pair_key(key, slot[0])
+        return self.pair_keys[slot]
 
     def _batch(self, prev: int, budget: int) -> list[bytes]:
         out: list[bytes] = []
@@ -972,7 +1011,7 @@ class Peer:
             if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
                 f.match, f.next, f.base = 0, 1, 0
             f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
-            f.acked, f.tries, f.outstanding = self.now, 0, 0
+            f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
             self.incarnations[msg.key].add(msg.incarnation)
             self._replicate(msg.key, f)
             return
@@ -1054,9 +1093,9 @@ class Peer:
         info = self.beacon_info()
         if self.table.config is None:
             return
-        fields = [self.table_id, self.key, self.term, info["name"], info["config"], info["taken"],
-                  info["total"], self.port, info["phase"]]
-        self._send(self._msg(BEACON, fields), BROADCAST)
+        beacon = Beacon(self.table_id or b"", self.key, self.term, info["name"], info["config"],
+                        info["taken"], info["total"], self.port, info["phase"])
+        self._send(encode_beacon(beacon, self.identity.sign, self.pass_key), BROADCAST)
 
     def _sequencer_deadlines(self) -> list[float]:
         t = self.table

@@ -5,9 +5,12 @@ body), the msgpack body and, with a passphrase, a 16-byte keyed BLAKE2b tag over
 precedes it. Bodies are arrays whose first element is the message type. Every message but
 ``PROPOSE`` is ``[type, inner, sig]``: ``inner`` is the packed field array and ``sig`` the
 sender's Ed25519 signature of ``MSG_DOMAIN + type + inner``; ``PROPOSE`` carries a proposal
-that its author signed. Decoding raises ``WireError`` (its ``reason`` names the drop
-counter) for anything malformed; it never verifies signatures itself: ``Packet.authentic``
-does, so that cheap checks can come first.
+that its author signed; ``HEARTBEAT`` (the sequencer's idle APPEND in short form) is
+``[type, term, prev index, prev term, commit, mac]``, the MAC keyed by the pair key of the
+sequencer and the member (``Identity.pair_key``) and bound to the table (``heartbeat_mac``).
+Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
+it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
+first.
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ MAX_ACTION = 64
 MAX_SEATS = 10
 MAX_INT = 2**63 - 1
 
-BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT = range(1, 9)
+BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT = range(1, 10)
 
 MSG_DOMAIN = b"cardtable/msg/"
+HEARTBEAT_DOMAIN = b"cardtable/heartbeat/"
 PROPOSAL_DOMAIN = b"cardtable/proposal/"
 ENTRY_DOMAIN = b"cardtable/entry/"
 
@@ -360,6 +364,23 @@ class Redirect:
     port: int
 
 
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """An APPEND with no entries and no addresses from the sequencer of ``term``, which the
+    member already answered in this term: it names neither table nor sender (the member knows
+    both) and carries a 16-byte MAC instead of a signature, so that idle traffic stays small."""
+
+    term: int
+    prev_index: int
+    prev_term: int
+    commit: int
+    mac: bytes
+
+    def authentic(self, pair_key: bytes, table_id: bytes) -> bool:
+        expected = heartbeat_mac(pair_key, table_id, self.term, self.prev_index, self.prev_term, self.commit)
+        return hmac.compare_digest(expected, self.mac)
+
+
 Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect
 
 
@@ -367,12 +388,13 @@ Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirec
 class Packet:
     """A decoded datagram: the message and what its signature covers."""
 
-    msg: Message
+    msg: Message | Heartbeat
     signed: bytes
     sig: bytes
 
     def authentic(self) -> bool:
-        return verify(self.msg.key, self.signed, self.sig)
+        """The signature holds (a ``Heartbeat`` has none: see ``Heartbeat.authentic``)."""
+        return not isinstance(self.msg, Heartbeat) and verify(self.msg.key, self.signed, self.sig)
 
 
 def _addr(raw: Any) -> tuple[bytes, str, int]:
@@ -422,8 +444,12 @@ def _decode(data: bytes, key: bytes | None) -> Packet:
     if not isinstance(body, list) or not body or type(body[0]) is not int:
         raise WireError("malformed")
     kind = body[0]
-    if not BEACON <= kind <= REDIRECT:
+    if not BEACON <= kind <= HEARTBEAT:
         raise WireError("unknown type")
+    if kind == HEARTBEAT:
+        _list(body, 6, 6)
+        mac = _bytes(body[5], TAG_BYTES)
+        return Packet(Heartbeat(_int(body[1], 1), _int(body[2]), _int(body[3]), _int(body[4]), mac), b"", mac)
     if kind == PROPOSE:
         _list(body, 4, 4)
         proposal = _blob(body[2])
@@ -459,6 +485,18 @@ def encode_append(head: list[Any], entries: list[bytes], addrs: list[Any], sign:
     """An APPEND from its six head fields, packed entries and address list."""
     inner = _array([pack(v) for v in head] + [_array(entries), pack(addrs)])
     return frame(_signed_body(APPEND, inner, sign), key)
+
+
+def heartbeat_mac(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
+                  commit: int) -> bytes:
+    """The MAC of a heartbeat: keyed BLAKE2b over the domain, the table and the four fields."""
+    return _tag(pair_key, HEARTBEAT_DOMAIN + table_id + pack([term, prev_index, prev_term, commit]))
+
+
+def encode_heartbeat(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
+                     commit: int, key: bytes | None) -> bytes:
+    mac = heartbeat_mac(pair_key, table_id, term, prev_index, prev_term, commit)
+    return frame(pack([HEARTBEAT, term, prev_index, prev_term, commit, mac]), key)
 
 
 def append_overhead(head: list[Any], addrs: list[Any], key: bytes | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import socket
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from engine.games import config_from_dict
+from p2p import wire
 from p2p.discovery import (
     BEACON_TTL,
     LOOPBACK_BROADCAST,
@@ -34,13 +37,13 @@ KEY = HOST.key
 
 def beacon(table: bytes = b"T" * 16, name: str = "kitchen", taken: int = 1, total: int = 4,
            port: int = 40001, who: Identity = HOST, term: int = 1, phase: str = "lobby") -> Beacon:
-    config = {"game": "solo", "edition": "anniversary", "players": total}
+    config = config_from_dict({"game": "solo", "edition": "anniversary", "players": total}).to_dict()
     return Beacon(table, who.key, term, name, config, taken, total, port, phase)
 
 
 def enc(b: Beacon, passphrase: str | None = None, who: Identity | None = None) -> bytes:
     signer = who or (OTHER if b.key == OTHER.key else HOST)
-    return encode_beacon(b, signer.sign, passphrase)
+    return encode_beacon(b, signer.sign, wire.pass_key(passphrase))
 
 
 def test_a_beacon_round_trips_and_fits_a_datagram() -> None:
@@ -48,6 +51,9 @@ def test_a_beacon_round_trips_and_fits_a_datagram() -> None:
     data = enc(b)
     assert len(data) <= 1200 and data[:2] == b"CT"
     assert decode_beacon(data) == b
+    assert b"mixed_stacking" not in data  # the config goes short (the preset's options left out)
+    custom = dataclasses.replace(b, config={**b.config, "mixed_stacking": True})
+    assert decode_beacon(enc(custom)) == custom
     assert b.game == "solo"
 
 

@@ -22,6 +22,16 @@ def test_sign_and_verify() -> None:
     assert Identity.from_seed(b"a" * 32).key == me.key
 
 
+def test_pair_keys_agree_between_the_two_and_only_them() -> None:
+    a, b, c = (Identity.from_seed(bytes([i]) * 32) for i in (1, 2, 3))
+    key = a.pair_key(b.key, b"table")
+    assert key is not None and len(key) == 32
+    assert b.pair_key(a.key, b"table") == key
+    assert c.pair_key(b.key, b"table") != key and c.pair_key(a.key, b"table") != key
+    assert a.pair_key(b.key, b"other") != key
+    assert a.pair_key(b"short", b"table") is None and a.pair_key(bytes(32), b"table") is None
+
+
 def test_key_file_is_created_private_and_reloaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CARDTABLE_HOME", str(tmp_path / "home"))
     path = default_path()

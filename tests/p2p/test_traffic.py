@@ -32,9 +32,11 @@ def settled(net: SimNet) -> bool:
 
 
 def idle_table(seed: int, peers: int, loss: float) -> SimNet:
-    """A table of people who do not move: once the seed is drawn, nothing happens but upkeep."""
+    """A table of people who do not move: once the seed is drawn, nothing happens but upkeep.
+    SCOUT up to 5 players, SOLO classic beyond (its beacons carry the longer config)."""
     net = SimNet(seed, Faults(loss=loss))
-    build(net, scout.Config(players=peers), peers, 0, auto=None)
+    config = scout.Config(players=peers) if peers <= 5 else solo.Config.preset("classic", peers)
+    build(net, config, peers, 0, auto=None)
     assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=120)
     return net
 
@@ -177,9 +179,9 @@ def sent_per_node(net: SimNet, seconds: float) -> dict[tuple[str, int], float]:
     return out
 
 
-@pytest.mark.parametrize("loss", [0.0, 0.1])
-def test_an_idle_table_of_four_sends_under_a_kilobyte_a_second_per_peer(loss: float) -> None:
-    net = idle_table(21, 4, loss)
+@pytest.mark.parametrize(("peers", "loss"), [(4, 0.0), (4, 0.1), (10, 0.0), (10, 0.2)])
+def test_an_idle_table_sends_under_a_kilobyte_a_second_per_peer(peers: int, loss: float) -> None:
+    net = idle_table(21, peers, loss)
     net.run_for(3)  # the last news settle
     rates = sent_per_node(net, 20)
     assert max(rates.values()) < 1024, rates
@@ -194,7 +196,7 @@ def test_an_idle_table_of_four_sends_under_a_kilobyte_a_second_per_peer(loss: fl
             assert addr == boss_addr or 20 / 0.8 <= len(sends) <= 20 / 0.6 + 1
 
 
-def test_idle_heartbeats_carry_no_addresses_and_only_the_sequencer_beacons() -> None:
+def test_idle_heartbeats_are_short_and_only_the_sequencer_beacons() -> None:
     net = idle_table(22, 4, 0.2)
     net.run_for(3)
     net.trace = []
@@ -203,9 +205,11 @@ def test_idle_heartbeats_carry_no_addresses_and_only_the_sequencer_beacons() -> 
     boss = leader(net)
     assert boss is not None
     boss_addr = next(a for a, n in net.nodes.items() if n.peer is boss)
-    appends = [wire.decode(d, None).msg for _, s, _, d in net.trace if s == boss_addr]
-    appends = [m for m in appends if isinstance(m, wire.Append)]
-    assert len(appends) > 20 and not any(m.addrs for m in appends)
+    sent = [(wire.decode(d, None).msg, len(d)) for _, s, _, d in net.trace if s == boss_addr]
+    short = [size for m, size in sent if isinstance(m, wire.Heartbeat)]
+    appends = [m for m, _ in sent if isinstance(m, wire.Append)]
+    assert not any(m.addrs or m.entries for m in appends)
+    assert len(short) > 20 and len(short) > 4 * len(appends) and max(short) <= 40  # short heartbeats
     beacons = net.broadcasts[start:]
     assert {src for _, src, _ in beacons} == {boss_addr} and 19 <= len(beacons) <= 21
 
@@ -310,3 +314,40 @@ def test_no_computer_move_while_a_proposal_is_in_flight() -> None:
     assert host.log[index].decoded.author == host.key and host.log[index].decoded.payload[1] == 2
     at = applied_times(nodes[0])
     assert at[index + 1] - at[index] >= 0.3 - 1e-9
+
+
+def test_short_heartbeats_are_checked_and_a_member_that_cannot_check_them_gets_signed_ones() -> None:
+    net = idle_table(23, 3, 0.0)
+    boss = leader(net)
+    assert boss is not None and boss.table_id is not None
+    boss_node = next(n for n in net.nodes.values() if n.peer is boss)
+    victim, other = [n for n in net.nodes.values() if n.peer is not boss]
+    peer = victim.peer
+    assert peer is not None and other.peer is not None
+    tid, term = boss.table_id, boss.term
+    prev = boss.log_length
+
+    def heartbeat(pair_key: bytes | None, term: int = term) -> bytes:
+        assert pair_key is not None
+        return wire.encode_heartbeat(pair_key, tid, term, prev, boss.log[-1].term, boss.commit_index, None)
+
+    forgeries = [
+        heartbeat(other.identity.pair_key(victim.identity.key, tid)),  # another member's key with it
+        heartbeat(boss_node.identity.pair_key(victim.identity.key, b"x" * 16)),  # another table's
+        heartbeat(boss_node.identity.pair_key(victim.identity.key, tid), term + 1),  # no sequencer yet
+    ]
+    timer = peer.election_at
+    for data in forgeries:
+        assert not peer.receive(data, boss_node.addr, net.now).send  # dropped unanswered
+    assert peer.dropped["forged"] == 2 and peer.dropped["unknown sequencer"] == 1
+    assert peer.election_at == timer and peer.term == term
+    # a member that lost track of the sequencer drops the short form; the sequencer goes signed
+    peer.leader = None
+    net.trace = []
+    net.run_for(1.0)
+    assert peer.leader == boss.key and peer.term == term and peer.dropped["unknown sequencer"] >= 2
+    assert net.trace is not None
+    to_victim = [wire.decode(data, None).msg for _, src, dst, data in net.trace
+                 if src == boss_node.addr and dst == victim.addr]
+    assert any(isinstance(m, wire.Append) for m in to_victim)
+    assert isinstance(to_victim[-1], wire.Heartbeat)  # and short again once answered

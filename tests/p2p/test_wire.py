@@ -60,6 +60,24 @@ def test_append_carries_entries_exactly() -> None:
         len(e.pack()) for e in entries)
 
 
+def test_a_heartbeat_is_short_and_its_mac_covers_key_table_and_fields() -> None:
+    pair = ME.pair_key(Identity.from_seed(b"f" * 32).key, TID)
+    assert pair is not None
+    for key in (None, wire.pass_key("secret")):
+        data = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key)
+        packet = wire.decode(data, key)
+        msg = packet.msg
+        assert isinstance(msg, wire.Heartbeat) and not packet.authentic()  # no signature: a MAC
+        assert (msg.term, msg.prev_index, msg.prev_term, msg.commit) == (3, 120, 2, 118)
+        assert msg.authentic(pair, TID)
+        assert not msg.authentic(pair, b"x" * 16) and not msg.authentic(bytes(32), TID)
+        assert len(data) <= 30 + (wire.TAG_BYTES if key else 0)
+    data = bytearray(wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, None))
+    data[6] ^= 1  # another term (3 -> 2), the MAC unchanged
+    msg = wire.decode(bytes(data), None).msg
+    assert isinstance(msg, wire.Heartbeat) and not msg.authentic(pair, TID)
+
+
 def test_propose_and_a_claimed_author() -> None:
     data, sig = proposal(["act", 0, "draw"])
     packet = wire.decode(wire.encode_propose(TID, data, sig, None), None)
@@ -142,10 +160,13 @@ def test_arbitrary_bytes_only_raise_wire_errors(data: bytes) -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 10), json_values, json_values)
 def test_arbitrary_msgpack_bodies_only_raise_wire_errors(kind: int, inner: object, extra: object) -> None:
-    bodies = [[kind, msgpack.packb(inner), b"s" * 64], [kind, inner, extra], [kind, TID, inner, extra], inner]
+    bodies = [[kind, msgpack.packb(inner), b"s" * 64], [kind, inner, extra], [kind, TID, inner, extra], inner,
+              [kind, inner, extra, 1, 2, b"m" * 16]]
     for body in bodies:
         try:
             packet = wire.decode(wire.frame(msgpack.packb(body), None), None)
         except WireError:
             continue
         assert not packet.authentic()
+        if isinstance(packet.msg, wire.Heartbeat):
+            assert not packet.msg.authentic(b"k" * 32, TID)
