@@ -14,7 +14,7 @@ time, loss thrown in at each node's input with the given rate):
 - bytes and datagrams per action: everything the peers sent during those actions (beacons
   and heartbeats included) over the number of actions;
 - idle: bytes/s a peer sends while the table waits (mean, and the sequencer's, the most),
-  measured for 5 s from 1 s after the last timed action;
+  measured for 10 s from 1 s after the last timed action;
 - failover: the sequencer is killed just before another peer's move; the time from the kill
   to that move being applied on every survivor (median and max over the trials);
 - catch-up: a follower is killed, the match goes on (its seat played by a bot after a 1 s
@@ -50,7 +50,7 @@ from p2p.simnet import Faults, SimNet  # noqa: E402
 from p2p.store import MemoryStore  # noqa: E402
 from p2p.table import HUMAN, PLAYING  # noqa: E402
 
-IDLE_SECONDS = 5.0
+IDLE_SECONDS = 10.0
 SETTLE_SECONDS = 1.0  # before the idle measurement: the last exchanges (an entry in flight) end
 CATCHUP_TIMEOUTS = Timeouts(takeover=1.0)
 

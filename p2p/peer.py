@@ -63,7 +63,7 @@ SEQUENCER_KINDS = ("forfeit", "takeover")
 PROPOSABLE = ("act", "commit", "reveal", "return", "leave")
 THINK_ROUNDS = 32
 WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
-HEARTBEAT_TRIES = 4  # unanswered short heartbeats to one follower before a signed APPEND goes instead
+HEARTBEAT_TRIES = 6  # unanswered short heartbeats to one follower before a signed APPEND goes instead
 
 
 @dataclass
