@@ -22,6 +22,7 @@ import click
 from ai.bots import parse_bot_spec
 from cli.options import (
     auto_option,
+    bot_delay_option,
     broadcast_option,
     discovery_port_option,
     edition_option,
@@ -139,6 +140,7 @@ def _table_list(heard: list[Any]) -> str:
 @home_option
 @fresh_option
 @takeover_option
+@bot_delay_option
 @linger_option
 @discovery_port_option
 @broadcast_option
@@ -147,8 +149,8 @@ def _table_list(heard: list[Any]) -> str:
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
          threshold: int | None, passphrase: str | None, port: int, auto: str | None, home: Path | None,
-         fresh: bool, takeover: float, linger: float, discovery_port: int, broadcast: tuple[str, ...],
-         verbose: bool, plain: bool, turn_clock: float | None) -> None:
+         fresh: bool, takeover: float, bot_delay: float, linger: float, discovery_port: int,
+         broadcast: tuple[str, ...], verbose: bool, plain: bool, turn_clock: float | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
     The table is announced by beacons; people join with 'cardtable join'. With --auto the
@@ -162,7 +164,8 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
                                  param_hint="--cpu")
-    ctx = _Context(home, passphrase, auto, bots, takeover, linger, port, discovery_port, broadcast, verbose)
+    ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
+                   verbose)
     ctx.client = _client(auto, plain, turn_clock)
     peer = ctx.resume_or_none(fresh, None)
     if peer is None:
@@ -209,6 +212,7 @@ def _scoring(game: str, edition: str | None, pool: int | None,
 @home_option
 @fresh_option
 @takeover_option
+@bot_delay_option
 @linger_option
 @discovery_port_option
 @broadcast_option
@@ -216,8 +220,9 @@ def _scoring(game: str, edition: str | None, pool: int | None,
 @plain_option
 @turn_clock_option
 def join(table: str | None, name: str | None, passphrase: str | None, auto: str | None, seconds: float,
-         port: int, home: Path | None, fresh: bool, takeover: float, linger: float, discovery_port: int,
-         broadcast: tuple[str, ...], verbose: bool, plain: bool, turn_clock: float | None) -> None:
+         port: int, home: Path | None, fresh: bool, takeover: float, bot_delay: float, linger: float,
+         discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
+         turn_clock: float | None) -> None:
     """Take a seat at TABLE and play it.
 
     TABLE is a table's name or id prefix as 'cardtable tables' shows them, HOST:PORT, or
@@ -228,8 +233,8 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
     auto = _auto(auto)
     name = name or _login_name()
     _check_name(name)
-    ctx = _Context(home, passphrase, auto, "heuristic", takeover, linger, port, discovery_port, broadcast,
-                   verbose)
+    ctx = _Context(home, passphrase, auto, "heuristic", takeover, bot_delay, linger, port, discovery_port,
+                   broadcast, verbose)
     ctx.client = _client(auto, plain, turn_clock)
     peer = ctx.resume_or_none(fresh, table)
     if peer is None:
@@ -296,8 +301,8 @@ class _Context:
     """What host and join share: the config dir, the options, running the peer on a node."""
 
     def __init__(self, home: Path | None, passphrase: str | None, auto: str | None, bots: str,
-                 takeover: float, linger: float, port: int, discovery_port: int, broadcast: tuple[str, ...],
-                 verbose: bool):
+                 takeover: float, bot_delay: float, linger: float, port: int, discovery_port: int,
+                 broadcast: tuple[str, ...], verbose: bool):
         from p2p.node import Home
 
         self.home = Home(home)
@@ -305,6 +310,7 @@ class _Context:
         self.auto = auto
         self.bots = bots
         self.takeover = takeover
+        self.bot_delay = bot_delay
         self.linger = linger
         self.port = port
         self.discovery_port = discovery_port
@@ -320,7 +326,7 @@ class _Context:
     def timeouts(self) -> Any:
         from p2p.peer import Timeouts
 
-        return Timeouts(takeover=self.takeover)
+        return Timeouts(takeover=self.takeover, bot_delay=self.bot_delay)
 
     def resume_or_none(self, fresh: bool, query: str | None) -> Any:
         """A peer resumed from the unfinished table in the config dir, or None to start anew."""

@@ -65,6 +65,10 @@ broadcast_option = click.option("--broadcast", metavar="ADDR", multiple=True, en
 takeover_option = click.option("--takeover", type=click.FloatRange(0.5, 3600), default=30.0,
                                show_default=True,
                                help="Seconds of silence after which the sequencer lets a bot play a seat.")
+bot_delay_option = click.option("--bot-delay", type=click.FloatRange(0, 60), default=0.8, show_default=True,
+                                 metavar="SECONDS",
+                                 help="Seconds computer players wait after the last move before they play "
+                                      "(time to jump in or catch; 0 for headless matches).")
 linger_option = click.option("--linger", type=click.FloatRange(0, 600), default=3.0, show_default=True,
                              help="Seconds to stay after the match ends, so every peer learns the end.")
 fresh_option = click.option("--fresh", is_flag=True,

@@ -24,6 +24,7 @@ import click
 from ai.bots import make_bot, parse_bot_spec
 from cli.controller import BaseSession, Controller, LocalSession, NetSession
 from cli.options import (
+    bot_delay_option,
     edition_option,
     game_argument,
     make_config,
@@ -60,12 +61,12 @@ Examples:
                    f"normal, strong) [default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")
 @plain_option
 @turn_clock_option
+@bot_delay_option
 @seed_option
 @click.option("--no-network", is_flag=True,
-              help="Play in this process, without the p2p stack and its sockets; the computer players "
-                   "pause between moves, so there is time to jump in or catch.")
+              help="Play in this process, without the p2p stack and its sockets.")
 def play(game: str, players: int, edition: str | None, bots: str | None, plain: bool,
-         turn_clock: float | None, seed: int | None, no_network: bool) -> None:
+         turn_clock: float | None, bot_delay: float, seed: int | None, no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
@@ -84,18 +85,18 @@ def play(game: str, players: int, edition: str | None, bots: str | None, plain: 
 
         session: Any = LocalSession(Match(config, match_seed(seed, 0)), 0, spec)
         digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                         bot_delay=0.3 if plain else 0.8))
+                                         bot_delay=bot_delay))
     else:
-        digest = asyncio.run(_play_on_loopback(config, spec, plain, turn_clock, seed))
+        digest = asyncio.run(_play_on_loopback(config, spec, plain, turn_clock, bot_delay, seed))
     if digest:
         click.echo(f"digest: {digest}")
 
 
-async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None,
+async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None, bot_delay: float,
                             seed: int) -> str | None:
     from p2p.identity import Identity
     from p2p.node import Node
-    from p2p.peer import Peer
+    from p2p.peer import Peer, Timeouts
     from p2p.store import MemoryStore
 
     node = Node(host="127.0.0.1", listen_discovery=False, broadcast=["127.0.0.1"])
@@ -107,7 +108,8 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
     node.broadcast = []  # a private table: its beacons go nowhere
     try:
         peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1,
-                         now=node.clock(), seed=f"cardtable/play/{seed}".encode(), bots=bots, auto=None)
+                         now=node.clock(), seed=f"cardtable/play/{seed}".encode(), bots=bots, auto=None,
+                         timeouts=Timeouts(bot_delay=bot_delay))
         session = NetSession(node, peer)
         node.attach(peer)
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
