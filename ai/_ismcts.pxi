@@ -10,7 +10,7 @@
 # answer is the most visited root move. Nodes live in one preallocated pool; the loop runs
 # without the GIL and touches no Python object.
 from libc.math cimport exp, log, sqrt, tanh
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -168,16 +168,38 @@ cdef inline void sort_keys(KeyIdx* a, int n) noexcept nogil:
         gap //= 3
 
 
-cdef inline int find_key(const KeyIdx* a, int n, unsigned long long key) noexcept nogil:
-    cdef int lo = 0, hi = n - 1, mid
-    while lo <= hi:
-        mid = (lo + hi) >> 1
-        if a[mid].key < key:
-            lo = mid + 1
-        elif a[mid].key > key:
-            hi = mid - 1
-        else:
-            return mid
+cdef inline unsigned int key_hash(unsigned long long key) noexcept nogil:
+    return <unsigned int>((key * 0x9E3779B97F4A7C15ULL) >> 40)
+
+
+cdef inline unsigned int index_keys(Tree* t, const KeyIdx* ki, int n) noexcept nogil:
+    """Index ki[0..n) by key in t.slots (open addressing, a table of at least 2n slots);
+    returns the table's mask for find_key. O(n): no sorting, no clearing (stamps)."""
+    cdef unsigned int mask = 15, h
+    cdef int i
+    while mask + 1 < <unsigned int>(2 * n):
+        mask = mask * 2 + 1
+    t.stamp += 1
+    if t.stamp == 0:  # wrapped: every old stamp could look current again
+        memset(t.slots, 0, (mask + 1) * sizeof(KeySlot))
+        t.stamp = 1
+    for i in range(n):
+        h = key_hash(ki[i].key) & mask
+        while t.slots[h].stamp == t.stamp:
+            h = (h + 1) & mask
+        t.slots[h].key = ki[i].key
+        t.slots[h].pos = i
+        t.slots[h].stamp = t.stamp
+    return mask
+
+
+cdef inline int find_key(const Tree* t, unsigned int mask, unsigned long long key) noexcept nogil:
+    """The position in ki of ``key`` as indexed by the last index_keys, or -1."""
+    cdef unsigned int h = key_hash(key) & mask
+    while t.slots[h].stamp == t.stamp:
+        if t.slots[h].key == key:
+            return t.slots[h].pos
+        h = (h + 1) & mask
     return -1
 
 
@@ -189,14 +211,15 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng*
     cdef int child = t.nodes[node].first_child, best = NO_NODE, j, count = 0, pick = -1
     cdef double score, best_score = -1e300
     cdef Node* c
+    cdef unsigned int mask
     child_out[0] = NO_NODE
     if child == NO_NODE:
         return <int>rng_below(rng, n)
-    sort_keys(ki, n)
+    mask = index_keys(t, ki, n)
     memset(found, 0, n)
     while child != NO_NODE:
         c = &t.nodes[child]
-        j = find_key(ki, n, c.key)
+        j = find_key(t, mask, c.key)
         if j >= 0:
             found[j] = 1
             c.avail += 1
@@ -223,14 +246,15 @@ cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found,
     cdef int child = t.nodes[node].first_child, best = NO_NODE, j, pick = -1, ties = 0
     cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu
     cdef Node* c
+    cdef unsigned int mask = 0
     sq = sqrt(<double>t.nodes[node].visits + 1.0)
     child_out[0] = NO_NODE
     memset(found, 0, n)
     if child != NO_NODE:
-        sort_keys(ki, n)
+        mask = index_keys(t, ki, n)
     while child != NO_NODE:
         c = &t.nodes[child]
-        j = find_key(ki, n, c.key)
+        j = find_key(t, mask, c.key)
         if j >= 0:
             found[j] = 1
             c.avail += 1
@@ -412,7 +436,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef KeyIdx* ki = NULL
     cdef unsigned char* found = NULL
     cdef double* values = NULL
-    cdef int done = 0, max_actions, child, best = NO_NODE, i
+    cdef int done = 0, max_actions, child, best = NO_NODE, i, slots
     cdef double started
     if iterations <= 0 and seconds <= 0:
         raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
@@ -454,8 +478,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     found = <unsigned char*>malloc(max_actions + 1)
     values = <double*>malloc((max_actions + 1) * sizeof(double))
     t.nodes = <Node*>malloc(capacity * sizeof(Node))
-    if acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL:
-        free(acts); free(ki); free(found); free(values); free(t.nodes)
+    slots = 16
+    while slots < 2 * (max_actions + 1):
+        slots *= 2
+    t.slots = <KeySlot*>calloc(slots, sizeof(KeySlot))
+    if acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL or t.slots == NULL:
+        free(acts); free(ki); free(found); free(values); free(t.nodes); free(t.slots)
         raise MemoryError("not enough memory for the search tree")
     try:
         started = now_seconds()
@@ -488,6 +516,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(found)
         free(values)
         free(t.nodes)
+        free(t.slots)
 
 
 cdef dict _root_texts(str game, object info, int seat, unsigned long long seed):

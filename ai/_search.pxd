@@ -248,6 +248,11 @@ ctypedef struct KeyIdx:
     int idx                  # index into the action buffer (-1: the root's WAIT choice)
     float prior              # the rollout policy's probability of this move (PUCT)
 
+ctypedef struct KeySlot:     # one slot of the hash index from a move's key to its place in the KeyIdx array
+    unsigned long long key
+    int pos
+    unsigned int stamp       # the slot is in use only if this is the tree's current stamp
+
 
 ctypedef struct Tree:
     Node* nodes
@@ -266,3 +271,5 @@ ctypedef struct Tree:
     double scale2      # tanh scale of the reward_mode 1 margin
     double totals[MAX_SEATS]   # the match totals before this round
     bint root_wait     # the root offers WAIT_KEY (the searcher may act out of turn or not)
+    KeySlot* slots     # the key index of the node being chosen at (index_keys); no clearing:
+    unsigned int stamp # a call takes a new stamp

@@ -49,6 +49,22 @@ def test_the_search_answers_a_legal_move_and_repeats_itself(config: Any) -> None
         assert search(config.game, obs, obs["config"], seat, iterations=300, seed=7)[0] == text
 
 
+@pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), ScoutConfig(players=4)],
+                         ids=lambda c: c.describe())
+def test_each_root_move_is_one_child_and_every_iteration_passes_one(config: Any) -> None:
+    """A move seen again in another determinization finds its child (the key index), never
+    grows a second one; every iteration goes through exactly one root child."""
+    widest = 0
+    for match, seat in positions(config, 4):
+        obs = match.observation(seat)
+        _, stats = search(config.game, obs, obs["config"], seat, iterations=2000, seed=3)
+        texts = [text for text, _, _ in stats["children"]]
+        assert len(set(texts)) == len(texts)
+        assert sum(visits for _, visits, _ in stats["children"]) == 2000
+        widest = max(widest, len(texts))
+    assert widest > 5
+
+
 def test_a_seconds_budget_stops_the_search() -> None:
     match, seat = positions(SoloConfig.preset("anniversary", 4), 2)[-1]
     obs = match.observation(seat)
