@@ -132,9 +132,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
     args = parser.parse_args()
+    memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
     iterations(args.seconds)
-    memory()
     if not args.skip_strength:
         strength(args.deals, args.workers)
 
