@@ -785,8 +785,8 @@ class Peer:
 
     def _append_for(self, key: bytes, f: _Follower) -> bytes:
         prev = min(f.next - 1, len(self.log))
-        head = [self.table_id, self.key, self.term, prev, self.log[prev - 1].term if prev else 0,
-                self.commit_index]
+        prev_term = self.log[prev - 1].term if prev else 0
+        head = [self.table_id, self.key, self.term, prev, prev_term, self.commit_index]
         addrs = [[k, *self.addrs[k]] for k in self._members() if k != key and k in self.addrs]
         if addrs == f.addrs_known:
             addrs = []  # it has them: keep heartbeats small
@@ -801,12 +801,11 @@ class Peer:
             f.addrs_sent = addrs
         f.outstanding += 1
         f.next, f.sent, f.commit_sent = prev + len(entries) + 1, self.now, self.commit_index
-        pair_key = self._pair_key(key)
-        if (not entries and not addrs and f.answered and f.tries < HEARTBEAT_TRIES and not self._silent(f)
-                and pair_key is not None):
-            return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev,
-                                         self.log[prev - 1].term if prev else 0, self.commit_index,
-                                         self.pass_key)
+        if not entries and not addrs and f.answered and f.tries < HEARTBEAT_TRIES and not self._silent(f):
+            pair_key = self._pair_key(key)
+            if pair_key is not None:
+                return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev, prev_term,
+                                             self.commit_index, self.pass_key)
         return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key)
 
     def _pair_key(self, key: bytes) -> bytes | None:
