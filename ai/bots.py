@@ -3,11 +3,16 @@
 A bot is asked in two ways: ``choose`` when the game waits for its seat (it must return
 one of the legal actions), and ``react`` when it merely *may* act out of turn (a jump-in,
 a SOLO call or catch, a Protection, a SCOUT hand turn): it returns an action or None.
-Bots draw randomness only from their own seeded ``engine.shuffle.Stream``.
+Bots draw randomness only from their own seeded ``engine.shuffle.Stream``, whose seed
+``bot_seed`` derives one way from the match seed and the seat: a bot can never recompute
+the deal. Besides the built-in names, ``make_bot`` takes the plugin forms of
+``ai/plugins.py`` (``module:Class``, ``path/bot.py:Class``, a ``cardtable.bots`` entry
+point, ``cmd:COMMAND``; docs/bots.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -87,11 +92,21 @@ BOTS: dict[str, Callable[[bytes, int, str], Bot]] = {
 LEVELS = {"random": ("",), "heuristic": ("",), "ismcts": ("", "fast", "normal", "strong")}
 
 
+def bot_seed(match_seed: bytes, seat: int) -> bytes:
+    """The seed a bot in ``seat`` gets: SHA-256 of the match seed and the seat (one way, so
+    the deal's seed cannot be recovered from it)."""
+    return hashlib.sha256(b"cardtable/bot-seed\0" + bytes(match_seed) + b"\0" + str(seat).encode()).digest()
+
+
 def parse_bot_spec(spec: str) -> tuple[str, str]:
-    """``name`` or ``name:level`` → (name, level); raises ParseError for unknown bots."""
+    """``name`` or ``name:level`` → (name, level); a plugin spec → ("plugin", spec) once it
+    loads. Raises ParseError for unknown bots."""
     name, _, level = spec.strip().partition(":")
     if name not in BOTS:
-        raise ParseError(f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}")
+        from ai.plugins import plugin_factory
+
+        plugin_factory(spec.strip())
+        return "plugin", spec.strip()
     if level not in LEVELS[name]:
         levels = [lv for lv in LEVELS[name] if lv]
         choice = f"choose {', '.join(levels)}" if levels else "it has no levels"
@@ -99,7 +114,14 @@ def parse_bot_spec(spec: str) -> tuple[str, str]:
     return name, level
 
 
-def make_bot(spec: str, seed: bytes, seat: int) -> Bot:
-    """A bot from its spec (``random``, ``heuristic``, ``ismcts:fast`` ...)."""
+def make_bot(spec: str, seed: bytes, seat: int, time_budget: float | None = None) -> Bot:
+    """A bot from its spec (``random``, ``ismcts:fast``, a plugin ...) for ``seat`` of the
+    match seeded ``seed``; it is given ``bot_seed(seed, seat)``, never ``seed`` itself.
+    ``time_budget`` (seconds a decision) applies to process bots."""
     name, level = parse_bot_spec(spec)
-    return BOTS[name](seed, seat, level)
+    if name == "plugin":
+        from ai.plugins import plugin_factory
+
+        bot: Bot = plugin_factory(level)(bot_seed(seed, seat), seat, time_budget)
+        return bot
+    return BOTS[name](bot_seed(seed, seat), seat, level)

@@ -18,6 +18,20 @@ edition_option = click.option("--edition", type=click.Choice(["classic", "annive
 seed_option = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                            help="Master seed; one is chosen and printed when left out.")
 
+# --- headless batches (match, tournament) --------------------------------------------------------
+out_option = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                          metavar="FILE.jsonl",
+                          help="Stream every finished game to this file as it ends (a JSON line each).")
+resume_option = click.option("--resume", is_flag=True,
+                             help="Continue the run in --out: play only its missing games (same arguments).")
+bot_time_option = click.option("--bot-time", type=click.FloatRange(0.01, 3600), default=5.0,
+                               show_default=True, metavar="SECONDS",
+                               help="Time budget a decision for cmd: bots (docs/bot-protocol.md).")
+ray_option = click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None,
+                          metavar="[ADDRESS]",
+                          help="Play the games as Ray tasks on the cluster at ADDRESS (a local one when "
+                               "no address is given; needs 'cardtable[ray]').")
+
 
 def make_config(game: str, players: int, edition: str | None, **options: Any) -> Any:
     """The rule set named on the command line, or a click error saying what is wrong.

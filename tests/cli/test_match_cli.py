@@ -39,8 +39,10 @@ def without_timing(report: dict) -> dict:
     """The report minus the wall-clock figures, which alone may differ between runs."""
     for game in report["games"]:
         game.pop("seconds")
+        game.pop("cpu")
     for row in report["summary"]["bots"]:
         row.pop("ms_per_move")
+        row.pop("cpu_ms_per_move")
     return report
 
 
