@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai.bots import RandomBot
+from engine.shuffle import Stream
 
 
 class SpyBot(RandomBot):
@@ -47,3 +48,22 @@ class IllegalBot(RandomBot):
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
         return "not a move"
+
+
+class SloppyHeuristic:
+    """The heuristic bot, except that one decision in four is a random legal move."""
+
+    name = "sloppy"
+
+    def __init__(self, seed: bytes, seat: int) -> None:
+        from ai.heuristic import HeuristicBot
+
+        self.good = HeuristicBot(seed, seat)
+        self.bad = RandomBot(seed, seat)
+        self.rng = Stream(seed, "sloppy")
+
+    def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
+        return (self.bad if self.rng.below(4) == 0 else self.good).choose(obs, legal)
+
+    def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
+        return self.good.react(obs, legal)
