@@ -89,7 +89,7 @@ def match(game: str, players: int, edition: str | None, bots: str, games: int, s
         report["summary"]["pairs"] = pairs(results)
     if interrupted:
         report["interrupted"] = True
-    click.echo(json.dumps(report, sort_keys=True) if as_json else _table(report))
+    click.echo(json.dumps(report, sort_keys=True) if as_json else summary_table(report))
     stop_if_interrupted(interrupted, len(results), len(plan), out)
 
 
@@ -202,7 +202,7 @@ def stop_if_interrupted(interrupted: bool, played: int, planned: int, out: Path 
     click.get_current_context().exit(130)
 
 
-def _table(report: dict[str, Any]) -> str:
+def summary_table(report: dict[str, Any]) -> str:
     summary = report["summary"]
     partial = " (interrupted)" if report.get("interrupted") else ""
     w = max([16, *(len(row["bot"]) for row in summary["bots"])])

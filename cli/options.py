@@ -64,7 +64,8 @@ passphrase_option = click.option("--passphrase", default=None, envvar="CARDTABLE
                                  show_envvar=True,
                                  help="Table passphrase: only peers that know it hear and talk to the table.")
 auto_option = click.option("--auto", metavar="BOT", default=None,
-                           help="Let this bot play your seat, headless (random, heuristic, ismcts:fast...).")
+                           help="Let this bot play your seat, headless (random, heuristic, ismcts:fast, "
+                                "module:Class, cmd:COMMAND ...; docs/bots.md).")
 port_option = click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
                            help="UDP port of this peer (0: any free port).")
 seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=2.5, show_default=True,
