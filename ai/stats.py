@@ -81,10 +81,11 @@ def mean_interval(clusters: list[tuple[float, float]]) -> tuple[float, float, fl
     return (mean, mean - half, mean + half)
 
 
-def _by_deal(results: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-    deals: dict[int, list[dict[str, Any]]] = {}
+def _by_deal(results: list[dict[str, Any]]) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """The games of each deal (of each table, in a tournament)."""
+    deals: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for g in results:
-        deals.setdefault(g["deal"], []).append(g)
+        deals.setdefault((g.get("table", 0), g["deal"]), []).append(g)
     return deals
 
 
@@ -115,16 +116,23 @@ def _deal_means(games: list[dict[str, Any]], bot: str) -> tuple[float, float]:
     return (sum(s[0] for s in seats) / len(seats), sum(s[1] for s in seats) / len(seats))
 
 
-def _paired(deals: list[list[dict[str, Any]]], bot: str, others: list[str]) -> dict[str, Any]:
+def _paired(deals: list[list[dict[str, Any]]], bot: str, others: list[str]) -> dict[str, Any] | None:
+    """``bot``'s mean result minus its rivals', by deal, over the deals where they met."""
     wins, scores = [], []
     for games in deals:
+        present = set(games[0]["bots"])
+        rivals = [o for o in others if o in present]
+        if bot not in present or not rivals:
+            continue
         mine = _deal_means(games, bot)
-        theirs = [_deal_means(games, o) for o in others]
+        theirs = [_deal_means(games, o) for o in rivals]
         wins.append((mine[0] - sum(t[0] for t in theirs) / len(theirs), 1.0))
         scores.append((mine[1] - sum(t[1] for t in theirs) / len(theirs), 1.0))
+    if not wins:
+        return None
     w, wlo, whi = mean_interval(wins)
     s, slo, shi = mean_interval(scores)
-    return {"deals": len(deals), "win_rate": _r(w, 4), "win_rate_ci": [_r(wlo, 4), _r(whi, 4)],
+    return {"deals": len(wins), "win_rate": _r(w, 4), "win_rate_ci": [_r(wlo, 4), _r(whi, 4)],
             "score": _r(s, 2), "score_ci": [_r(slo, 2), _r(shi, 2)]}
 
 
@@ -170,8 +178,9 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "ms_per_move": round(1000 * seconds / moves, 3) if moves else 0.0,
             "cpu_ms_per_move": round(1000 * cpu / moves, 3) if moves else 0.0,
             "faults": faults}
-        if complete and len(entrants) > 1:
-            row["advantage"] = _paired(complete, bot, [o for o in entrants if o != bot])
+        advantage = _paired(complete, bot, [o for o in entrants if o != bot]) if complete else None
+        if advantage is not None:
+            row["advantage"] = advantage
         out.append(row)
     return out
 
@@ -181,4 +190,9 @@ def pairs(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     complete = _complete_deals(results)
     if not complete:
         return []
-    return [{"bots": [a, b], **_paired(complete, a, [b])} for a, b in combinations(_entrants(results), 2)]
+    out = []
+    for a, b in combinations(_entrants(results), 2):
+        paired = _paired(complete, a, [b])
+        if paired is not None:
+            out.append({"bots": [a, b], **paired})
+    return out

@@ -19,6 +19,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import combinations
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from engine.games import config_from_dict
 from engine.log import encode_entry, encode_header
 from engine.match import Match, match_seed
 
-__all__ = ["Game", "play_all", "play_one", "run", "schedule", "split_entry", "summarize"]
+__all__ = ["Game", "play_all", "play_one", "round_robin", "run", "schedule", "split_entry", "summarize"]
 
 _LABEL = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
 
@@ -51,9 +52,20 @@ class Game:
     rotation: int
     bots: tuple[str, ...]
     specs: tuple[str, ...] = ()
+    table: int | None = None
 
     def spec(self, seat: int) -> str:
         return self.specs[seat] if self.specs else self.bots[seat]
+
+
+def round_robin(deals: int, entries: list[str], players: int) -> list[Game]:
+    """A tournament: every table of ``players`` of the entries (each combination once) plays
+    the same ``deals`` deals, each in every rotation of its bots through the seats."""
+    games: list[Game] = []
+    for table, chosen in enumerate(combinations(entries, players)):
+        for game in schedule(deals, list(chosen), duplicate=True, rotate=True):
+            games.append(Game(len(games), game.deal, game.rotation, game.bots, game.specs, table))
+    return games
 
 
 def schedule(deals: int, entries: list[str], duplicate: bool, rotate: bool) -> list[Game]:
@@ -99,11 +111,14 @@ def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str 
                 close()
     if log_dir is not None:
         write_log(Path(log_dir) / f"game-{game.index:04d}.ctlog", config, seed, list(game.bots), result)
-    return {"index": game.index, "deal": game.deal, "rotation": game.rotation, "bots": list(game.bots),
+    data = {"index": game.index, "deal": game.deal, "rotation": game.rotation, "bots": list(game.bots),
             "seed": seed.decode(), "rounds": result.rounds, "actions": len(result.entries),
             "scores": result.scores, "winners": result.winners, "digest": result.digest,
             "seconds": result.seconds_per_seat, "cpu": result.cpu_per_seat, "moves": result.moves_per_seat,
             "faults": [dict(getattr(b, "faults", {})) for b in bots]}
+    if game.table is not None:
+        data["table"] = game.table
+    return data
 
 
 def play_task(task: Task) -> dict[str, Any]:

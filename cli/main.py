@@ -10,6 +10,7 @@ from cli.match_cmd import match
 from cli.net_cmds import host, join, tables
 from cli.play_cmd import play
 from cli.replay_cmd import replay
+from cli.tournament_cmd import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +24,7 @@ cli.add_command(tables)
 cli.add_command(host)
 cli.add_command(join)
 cli.add_command(play)
+cli.add_command(tournament)
 
 
 def main(argv: list[str] | None = None) -> None:
