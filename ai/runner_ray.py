@@ -25,7 +25,7 @@ def require_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise RayMissing("--ray needs Ray: pip install 'cardtable[ray]'") from None
+        raise RayMissing("Ray is not installed: pip install 'cardtable[ray]'") from None
     return ray
 
 

@@ -73,6 +73,7 @@ def match(game: str, players: int, edition: str | None, bots: str, games: int, s
     Ctrl-C stops at once and prints the summary of the games finished.
     """
     config = make_config(game, players, edition)
+    check_ray(ray_address)
     entries = bot_entries(bots, players, game)
     seed = resumed_seed(seed, out, resume)
     make_log_dir(log_dir)
@@ -184,6 +185,11 @@ def run_batch(tasks: list[Task], header: dict[str, Any], out: Path | None, resum
 
 
 def _games(todo: list[Task], workers: int, ray_address: str | None) -> Any:
+    return play_all(todo, workers, ray_address)
+
+
+def check_ray(ray_address: str | None) -> None:
+    """With --ray, Ray must be installed (checked before anything is played)."""
     if ray_address is not None:
         from ai.runner_ray import RayMissing, require_ray
 
@@ -191,7 +197,6 @@ def _games(todo: list[Task], workers: int, ray_address: str | None) -> Any:
             require_ray()
         except RayMissing as err:
             raise click.BadParameter(str(err), param_hint="--ray") from None
-    return play_all(todo, workers, ray_address)
 
 
 def stop_if_interrupted(interrupted: bool, played: int, planned: int, out: Path | None) -> None:

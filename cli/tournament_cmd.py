@@ -11,7 +11,7 @@ import click
 from ai.rating import rate
 from ai.stats import pairs
 from ai.tournament import Task, round_robin, split_entry, summarize
-from cli.match_cmd import check_entries, make_log_dir, resumed_seed, run_batch, stop_if_interrupted
+from cli.match_cmd import check_entries, check_ray, make_log_dir, resumed_seed, run_batch, stop_if_interrupted
 from cli.options import (
     bot_time_option,
     edition_option,
@@ -65,6 +65,7 @@ def tournament(game: str, players: int, edition: str | None, bots: str, deals: i
     ratings of the games finished; --out and --resume work as for 'cardtable match'.
     """
     config = make_config(game, players, edition)
+    check_ray(ray_address)
     entries = [b.strip() for b in bots.split(",") if b.strip()]
     labels = [split_entry(e)[0] for e in entries]
     if len(set(labels)) != len(labels):
