@@ -5,7 +5,10 @@ Decisions are recorded from seeded games (SOLO anniversary and SCOUT, 4 players,
 bots); each is then asked of (a) an in-process bot that answers the first legal action and
 (b) a program that does the same (``python3`` reading the JSON and answering), so the
 difference is the protocol's overhead: JSON encoding, the pipe both ways, decoding.
-Run: ``python bench/bots.py [--decisions N]``.
+Then, with ``--games N``, games/s of a batch (SOLO anniversary 4p, ``ismcts:fast`` against
+three ``heuristic``) in one process, with ``--workers 2``, and as Ray tasks on a local
+cluster of 2 CPUs (the cluster's start-up is timed apart; needs the 'ray' extra).
+Run: ``python bench/bots.py [--decisions N] [--games N]``.
 """
 
 from __future__ import annotations
@@ -71,9 +74,37 @@ class FirstLegal:
         return legal[0]
 
 
+def throughput(games: int) -> None:
+    from ai.tournament import Task, play_all, schedule
+
+    config = SoloConfig.preset("anniversary", 4).to_dict()
+    tasks = [Task(config, 2027, g) for g in schedule(games, ["ismcts:fast"] + ["heuristic"] * 3, False, True)]
+    print(f"\ngames/s, {games} games of SOLO anniversary 4p, ismcts:fast against 3 heuristic")
+
+    def timed(label: str, workers: int, ray: str | None = None) -> None:
+        start = time.perf_counter()
+        done = sum(1 for _ in play_all(tasks, workers, ray))
+        seconds = time.perf_counter() - start
+        print(f"{label:<34} {done / seconds:>7.2f} games/s ({seconds:.1f} s)", flush=True)
+
+    timed("one process", 1)
+    timed("--workers 2", 2)
+    try:
+        from ai.runner_ray import connect
+
+        start = time.perf_counter()
+        ray = connect("", 2)
+        print(f"{'(a local Ray cluster starts in':<34} {time.perf_counter() - start:>7.1f} s)")
+        timed("--ray, local cluster of 2 CPUs", 2, "")
+        ray.shutdown()
+    except ImportError:
+        print("--ray: not installed (pip install 'cardtable[ray]')")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=3000, help="decisions per game")
+    parser.add_argument("--games", type=int, default=0, help="also measure games/s over this many games")
     args = parser.parse_args()
     print(f"{'game':<22} {'in process':>11} {'program':>9} {'overhead':>9} {'p99':>8}  (ms a decision)")
     for name, config in (("SOLO anniversary 4p", SoloConfig.preset("anniversary", 4)),
@@ -90,6 +121,8 @@ def main() -> None:
               f"{1e3 * statistics.fmean(overhead):>9.3f} {1e3 * q99:>8.3f}")
         legal = statistics.fmean(len(lg) for _, lg in decisions)
         print(f"{'':<22} ({len(decisions)} decisions, {legal:.1f} legal actions on average)")
+    if args.games:
+        throughput(args.games)
 
 
 if __name__ == "__main__":
