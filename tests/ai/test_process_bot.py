@@ -81,3 +81,25 @@ def test_a_program_that_does_not_greet_is_refused_in_one_line(capsys: pytest.Cap
                                                               fragment: str) -> None:
     code, out, err = run(capsys, "match", "solo", "--bots", spec)
     assert code == 2 and out == "" and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_lan_seat_takes_a_program_bot_through_the_same_factory() -> None:
+    import click
+
+    from ai.bots import make_bot
+    from cli.net_cmds import _auto
+    from engine.match import Match
+    from engine.solo import Config as SoloConfig
+
+    spec = f"cmd:{sys.executable} {ROOT / 'examples' / 'json_bot.py'}"
+    assert _auto(spec) == spec  # join/host --auto accept it
+    with pytest.raises(click.BadParameter, match="'no-such-program-xyz' is not found"):
+        _auto("cmd:no-such-program-xyz")
+    match = Match(SoloConfig.preset("classic", 3), b"a table's seed")
+    seat = match.to_move()
+    assert seat is not None
+    bot = make_bot(spec, match.seed, seat)  # as the table's peer builds its --auto bot
+    legal = match.legal_actions(seat)
+    assert bot.choose(match.observation(seat), legal) in legal
+    assert bot.faults == {} and bot.name == "json-bot"
+    bot.close()
