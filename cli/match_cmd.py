@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ai.bots import parse_bot_spec
+from ai.bots import make_bot, parse_bot_spec
 from ai.runlog import RunLog, previous_seed
 from ai.stats import pairs
 from ai.tournament import Task, play_all, schedule, split_entry, summarize
@@ -115,15 +115,29 @@ def check_entries(entries: list[str], game: str) -> list[str]:
                 raise ParseError(f"the label {label!r} names two different bots")
             if spec in checked:
                 continue
-            parse_bot_spec(spec)
+            kind, _ = parse_bot_spec(spec)
             if spec.startswith("cmd:"):
                 from ai.process_bot import check_process_bot
 
                 check_process_bot(spec[4:], game)
+            elif kind == "plugin":
+                _build_once(spec)
             checked[spec] = None
     except ParseError as err:
         raise click.BadParameter(str(err), param_hint="--bots") from None
     return entries
+
+
+def _build_once(spec: str) -> None:
+    """A Python plugin must build as ``Class(seed, seat)``: tried once, before any game."""
+    try:
+        bot = make_bot(spec, b"check", 0)
+    except Exception as err:  # noqa: BLE001 - a plugin's bug is bad input, said in one line
+        problem = f"{type(err).__name__}: {err}"
+        raise ParseError(f"bot {spec!r} cannot be built as Class(seed, seat): {problem}") from None
+    close = getattr(bot, "close", None)
+    if callable(close):
+        close()
 
 
 def resumed_seed(seed: int | None, out: Path | None, resume: bool) -> int:

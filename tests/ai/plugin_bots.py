@@ -67,3 +67,10 @@ class SloppyHeuristic:
 
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
         return self.good.react(obs, legal)
+
+
+class NeedsMore:
+    """Built with the wrong signature."""
+
+    def __init__(self, seed: bytes, seat: int, depth: int) -> None:
+        self.depth = depth

@@ -93,6 +93,8 @@ def test_a_seed_is_chosen_and_printed(capsys: pytest.CaptureFixture[str]) -> Non
     (("match", "scout", "--edition", "classic"), "SCOUT has no editions"),
     (("match", "solo", "--bots", "random,random"), "give 1 bot or 4 bots"),
     (("match", "solo", "--bots", "deep-blue"), "unknown bot 'deep-blue'"),
+    (("match", "solo", "--bots", "tests.ai.plugin_bots:NeedsMore"), "cannot be built as Class(seed, seat): "
+                                                                    "TypeError"),
     (("match", "solo", "--games", "0"), "0 is not in the range"),
     (("match", "solo", "--seed", "-3"), "-3 is not in the range"),
 ])
