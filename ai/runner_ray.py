@@ -40,7 +40,8 @@ def connect(address: str, cpus: int | None = None) -> Any:
 
 
 def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Iterator[dict[str, Any]]:
-    """Each game's result as its task ends; closing the iterator cancels the rest."""
+    """Each game's result as its task ends; closing the iterator (Ctrl-C) disconnects from the
+    cluster, which ends the tasks not finished: they belong to this driver."""
     from ai.tournament import play_task
 
     ray = connect(address, cpus)
@@ -52,5 +53,5 @@ def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Ite
             for ref in done:
                 yield ray.get(ref)
     finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
+        if pending:
+            ray.shutdown()
