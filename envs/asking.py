@@ -13,6 +13,7 @@ shows another's choice. Everything else in SCOUT is in turn.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +51,14 @@ class Asking:
         self.passed: set[int] = set()
         self._current: Decision | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Asking:
+        twin = Asking(self.codec, self.false_catches)
+        twin.passed = set(self.passed)
+        return twin
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.codec.__name__, self.false_catches, sorted(self.passed)))
+
     def applied(self) -> None:
         """An action changed the position: every seat may be offered again."""
         self.passed.clear()
@@ -84,3 +93,10 @@ class Asking:
                     if legal:
                         return Decision(self.codec, players, seat, legal, True)
         return Decision(self.codec, players, waiting, self._legal(position, state, waiting), False)
+
+
+def _restore(codec: str, false_catches: bool, passed: list[int]) -> Asking:
+    """An ``Asking`` back from its pickled form (the codec by module name)."""
+    asking = Asking(importlib.import_module(codec), false_catches)
+    asking.passed = set(passed)
+    return asking
