@@ -40,7 +40,7 @@ def _game_type(game: str) -> Any:
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.REWARDS,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=10 if game == "solo" else 5, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=True,
         provides_observation_string=True, provides_observation_tensor=True,
@@ -152,7 +152,6 @@ class Position:
         self.path: list[int] = []
         self.logs: list[Log] = [None] * self.n
         self._returns = [0.0] * self.n
-        self._rewards = [0.0] * self.n
         self.actions = 0
         self.over = False
 
@@ -193,7 +192,6 @@ class Position:
         if self.chance is not None:
             self._chance(int(action))
             return
-        self._rewards = [0.0] * self.n
         decision = self._decision()
         self.path.append(int(action))
         self._log(decision.seat, f"t{action}")
@@ -257,7 +255,6 @@ class Position:
                 earned = win_rewards([sign * x for x in result])
         else:
             self.chance = self._deal(self.rounds_played, self.round)
-        self._rewards = earned
         self._returns = [r + e for r, e in zip(self._returns, earned, strict=True)]
 
     def _log(self, seat: int, entry: str) -> None:
@@ -283,7 +280,7 @@ class Position:
         twin.path = list(self.path)
         twin.logs = list(self.logs)
         twin.totals = list(self.totals)
-        twin._returns, twin._rewards = list(self._returns), list(self._rewards)
+        twin._returns = list(self._returns)
         return twin
 
     def __getstate__(self) -> dict[str, Any]:
@@ -318,10 +315,8 @@ class Position:
         return self.over
 
     def returns(self) -> list[float]:
-        return list(self._returns)
-
-    def rewards(self) -> list[float]:
-        return list(self._rewards)
+        """The episode's rewards, paid at its end (OpenSpiel's terminal reward model)."""
+        return list(self._returns) if self.over else [0.0] * self.n
 
     def __str__(self) -> str:
         if self.round is None:
@@ -384,7 +379,7 @@ class CardtableState(pyspiel.State):  # type: ignore[misc]
         return self.p.returns()
 
     def rewards(self) -> list[float]:
-        return self.p.rewards()
+        return self.p.returns()
 
     def __str__(self) -> str:
         return str(self.p)

@@ -1,0 +1,1 @@
+"""The environment tests need the ``envs`` extra: ``pip install -e '.[envs]'``."""
