@@ -33,13 +33,13 @@ SCOUT_PARAMS: dict[str, Any] = {"players": 4, **_COMMON}
 _BOOLS = ("gifts", "protection", "multiples", "self_jump_in", "mixed_stacking")
 
 
-def _game_type(game: str) -> Any:
+def _game_type(game: str, zero_sum: bool = False) -> Any:
     return pyspiel.GameType(
         short_name=f"cardtable_{game}", long_name=f"cardtable {game.upper()}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=10 if game == "solo" else 5, min_num_players=2,
         provides_information_state_string=True, provides_information_state_tensor=True,
@@ -101,7 +101,7 @@ class CardtableGame(pyspiel.Game):  # type: ignore[misc]
             num_players=n, min_utility=float(low), max_utility=float(high),
             utility_sum=0.0 if self.reward == "win" else None,
             max_game_length=self.max_actions * (n + 8) + 130 * rounds)
-        super().__init__(_game_type(self.game), info, p)
+        super().__init__(_game_type(self.game, self.reward == "win"), info, p)
 
     def _bounds(self) -> tuple[float, float, int]:
         n, c = self.config.players, self.config

@@ -1,0 +1,129 @@
+"""The OpenSpiel games: OpenSpiel's own random simulation and serialization checks, the
+chance nodes of the deal and the draws, parameters, and a search bot playing each game."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="needs the envs extra (pip install -e '.[envs]')")
+
+import numpy as np  # noqa: E402
+from open_spiel.python.algorithms import mcts  # noqa: E402
+
+import envs.openspiel_games  # noqa: E402,F401  (registers the games)
+from engine.solo.cards import deck  # noqa: E402
+
+
+def play_random(state, rng: np.random.Generator, check=None):  # type: ignore[no-untyped-def]
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            assert abs(sum(probs) - 1) < 1e-9
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if check:
+            check(state)
+    return state
+
+
+@pytest.mark.parametrize("name,params", [
+    ("cardtable_solo", {"players": 2, "max_actions": 150}),
+    ("cardtable_solo", {"players": 5, "edition": "anniversary", "max_actions": 150}),
+    ("cardtable_solo", {"players": 3, "call": "window", "multiples": 1, "max_actions": 100,
+                        "false_catches": True, "reward": "win"}),
+    ("cardtable_scout", {"players": 3}),
+    ("cardtable_scout", {"players": 2, "episode": "match", "reward": "win"}),
+    ("cardtable_scout", {"players": 5, "max_actions": 100}),
+])
+def test_openspiel_random_simulation_and_serialization_checks_pass(name: str, params: dict) -> None:
+    game = pyspiel.load_game(name, params)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_the_solo_deal_is_chance_with_the_deck_s_odds() -> None:
+    game = pyspiel.load_game("cardtable_solo", {"players": 4, "edition": "anniversary"})
+    state = game.new_initial_state()
+    assert state.is_chance_node()
+    probs = dict(state.chance_outcomes())
+    cards = deck(gifts=True, protection=True)
+    assert len(probs) == 63 and probs[56] == pytest.approx(4 / len(cards))  # four Wilds in 120
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 56) == "deal wild"
+    dealt = 0
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+        dealt += 1
+    assert dealt >= 33 and state.current_player() == 1  # 32 cards dealt, then the top card(s)
+
+
+def test_solo_draws_are_chance_nodes_and_no_card_is_lost_across_reshuffles() -> None:
+    game = pyspiel.load_game("cardtable_solo", {"players": 10, "max_actions": 400})
+    full = Counter(c.text for c in deck(gifts=False, protection=False))
+    draws = 0
+
+    def check(state):  # type: ignore[no-untyped-def]
+        nonlocal draws
+        p = state.p
+        if p.round is None:
+            return
+        draws += p.chance is not None and p.chance.kind == "draw"
+        held = Counter(c.text for h in p.round.hands for c in h)
+        assert held + Counter(c.text for c in p.round.draw + p.round.discard) == full
+
+    state = play_random(game.new_initial_state(), np.random.default_rng(1), check)
+    assert draws > 0
+    assert state.p.round.reshuffles > 0
+
+
+def test_information_states_differ_with_private_cards_and_hide_others() -> None:
+    game = pyspiel.load_game("cardtable_solo", {"players": 3})
+    a, b = game.new_initial_state(), game.new_initial_state()
+    # Same deal except that seat 0's first card (dealt first by round 0's order: seat 1) differs.
+    for state, first in ((a, 0), (b, 1)):
+        state.apply_action(first)
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[-1][0])
+    assert a.information_state_string(1) != b.information_state_string(1)
+    assert a.information_state_string(0) == b.information_state_string(0)
+    assert a.information_state_string(2) == b.information_state_string(2)
+    shape = game.information_state_tensor_shape()
+    assert len(a.information_state_tensor(0)) == shape[0] == len(a.observation_tensor(0))
+
+
+def test_parameters_reach_the_engine_config() -> None:
+    game = pyspiel.load_game("cardtable_solo", {"players": 6, "edition": "anniversary", "gifts": 0,
+                                                "threshold": 300})
+    config = game.config
+    assert (config.players, config.edition, config.gifts, config.protection, config.threshold) == (
+        6, "anniversary", False, True, 300)
+    assert game.num_players() == 6
+    with pytest.raises(Exception, match="players must be 2 to 10"):
+        pyspiel.load_game("cardtable_solo", {"players": 12})
+
+
+@pytest.mark.parametrize("name,params", [("cardtable_solo", {"players": 2, "max_actions": 25}),
+                                         ("cardtable_scout", {"players": 3, "max_actions": 25})])
+def test_openspiel_mcts_plays_each_game(name: str, params: dict) -> None:
+    """A training-free smoke test: OpenSpiel's MCTS bot (random rollouts) plays seat 0."""
+    game = pyspiel.load_game(name, params)
+    rs = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=6,
+                       evaluator=mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    searched = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        elif state.current_player() == 0:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            searched += 1
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert searched > 0
+    assert len(state.returns()) == game.num_players()
