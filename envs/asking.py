@@ -25,7 +25,8 @@ class Decision:
 
     __slots__ = ("actions", "codec", "may_pass", "players", "seat", "_trie")
 
-    def __init__(self, codec: ModuleType, players: int, seat: int, actions: list[Any], may_pass: bool) -> None:
+    def __init__(self, codec: ModuleType, players: int, seat: int, actions: list[Any],
+                 may_pass: bool) -> None:
         self.codec = codec
         self.players = players
         self.seat = seat

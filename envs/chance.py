@@ -187,7 +187,8 @@ class ScoutDeal:
             "turn": None, "flipped": [None] * n, "hands": [[str(c) for c in h] for h in self.hands],
             "known": [[False] * len(h) for h in self.hands], "active": [], "owner": None,
             "captured": [[] for _ in range(n)], "chips": [3 if n == 2 else 0] * n,
-            "scout_show": [n > 2] * n, "set_aside": [f"{a}/{b}" for a, b in (self.aside if self.aside is not None else self.left())], "exempt": None,
+            "scout_show": [n > 2] * n, "exempt": None,
+            "set_aside": [f"{a}/{b}" for a, b in (self.left() if self.aside is None else self.aside)],
         })
 
     def left(self) -> list[tuple[int, int]]:

@@ -174,7 +174,7 @@ class Position:
             return int(pyspiel.PlayerId.CHANCE)
         decision = self._decision()
         assert decision is not None
-        return decision.seat
+        return int(decision.seat)
 
     def _decision(self) -> Any:
         return self.asking.current(self.round, self.round, self.n)
@@ -388,7 +388,8 @@ def _clone(value: Any) -> Any:
         return [_clone(v) for v in value]
     if isinstance(value, dict):
         return {k: _clone(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type) and not value.__dataclass_params__.frozen:
+    frozen = getattr(getattr(value, "__dataclass_params__", None), "frozen", True)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and not frozen:
         return dataclasses.replace(value, **{f.name: _clone(getattr(value, f.name))
                                              for f in dataclasses.fields(value) if f.init})
     return value
@@ -418,22 +419,22 @@ class Observer:
         self.tensor, self.dict = codec.LAYOUT.new()
 
     def set_from(self, state: CardtableState, player: int) -> None:
-        state = state.p
-        if state.round is None:
+        position = state.p
+        if position.round is None:
             self.tensor.fill(0)
             return
-        asked, path = state.asked(player)
-        self.tensor[:] = self.features(state.engine_observation(player), path, asked)
+        asked, path = position.asked(player)
+        self.tensor[:] = self.features(position.engine_observation(player), path, asked)
 
     def string_from(self, state: CardtableState, player: int) -> str:
-        state = state.p
-        asked, path = state.asked(player)
+        position = state.p
+        asked, path = position.asked(player)
         now = f"asked={asked} path={path}"
         if self.perfect_recall:
-            return f"seat {player}\n" + "\n".join(state.history_of(player)) + "\n" + now
-        if state.round is None:
-            return f"seat {player} dealing round {state.rounds_played}"
-        return json.dumps(state.engine_observation(player), sort_keys=True) + " " + now
+            return f"seat {player}\n" + "\n".join(position.history_of(player)) + "\n" + now
+        if position.round is None:
+            return f"seat {player} dealing round {position.rounds_played}"
+        return json.dumps(position.engine_observation(player), sort_keys=True) + " " + now
 
 
 def register() -> None:

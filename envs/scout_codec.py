@@ -105,7 +105,7 @@ def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray
     me, n = obs["seat"], obs["players"]
 
     def rel(seat: int) -> int:
-        return (seat - me) % n
+        return int((seat - me) % n)
 
     for seat, cards in enumerate(obs["known"]):
         for pos, text in enumerate(cards[:MAX_HAND]):

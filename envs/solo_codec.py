@@ -137,7 +137,7 @@ def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray
     me, n = obs["seat"], obs["players"]
 
     def rel(seat: int) -> int:
-        return (seat - me) % n
+        return int((seat - me) % n)
 
     def one(name: str, seat: int | None) -> None:
         if seat is not None:

@@ -3,7 +3,7 @@ computer players in some seats, episodes and rewards. Free of any framework."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -33,7 +33,7 @@ def better_sign(config: Any) -> int:
     return -1 if getattr(config, "scoring", "pool") == "penalty" else 1
 
 
-def win_rewards(signed: list[float]) -> list[float]:
+def win_rewards(signed: Sequence[float]) -> list[float]:
     """Zero-sum result: the best seats share +1, every seat pays 1/n."""
     best = max(signed)
     winners = [s for s, x in enumerate(signed) if x == best]
