@@ -128,6 +128,14 @@ def _card_index(text: str) -> int:
     return CARDS[text].index
 
 
+_INDEX = {text: card.index for text, card in CARDS.items()}
+
+
+def _counts(texts: list[str]) -> np.ndarray:
+    """How many of each face ``texts`` holds."""
+    return np.bincount([_INDEX[t] for t in texts], minlength=FACE_COUNT)
+
+
 def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray:
     """The observation vector of ``LAYOUT`` from an engine observation (``Match.observation``).
 
@@ -143,8 +151,7 @@ def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray
         if seat is not None:
             v[name][rel(seat)] = 1
 
-    for text in obs["hand"]:
-        v["hand"][_card_index(text)] += 1
+    v["hand"][:] = _counts(obs["hand"])
     v["top"][_card_index(obs["top"])] = 1
     colour = obs["colour"]
     v["colour"][4 if colour is None else COLOURS.index(colour)] = 1
@@ -185,10 +192,8 @@ def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray
         else:
             v["react_gift_size"][0] = gift
     for seat, texts in obs["known"].items():
-        for text in texts:
-            v["known"][rel(int(seat)), _card_index(text)] += 1
-    for text in obs["discard"]:
-        v["discard"][_card_index(text)] += 1
+        v["known"][rel(int(seat))] = _counts(texts)
+    v["discard"][:] = _counts(obs["discard"])
     v["draw_size"][0] = obs["draw_size"]
     v["round"][0] = obs.get("round", 0)
     config = obs["config"]

@@ -55,6 +55,7 @@ class Table:
         if reward not in REWARDS:
             raise ParseError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         self.config = make_config(game, players, rules)
+        self.config_dict = self.config.to_dict()
         self.codec = CODECS[game]
         self.players = players
         self.bot_specs = dict(bots or {})
@@ -175,7 +176,7 @@ class Table:
         obs: dict[str, Any] = self.state.observation(seat)
         obs["round"] = match.round_no if self.finished_round is None else len(match.round_scores) - 1
         obs["totals"] = list(match.totals)
-        obs["config"] = self.config.to_dict()
+        obs["config"] = self.config_dict
         return obs
 
     def features(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
