@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import random
 from typing import Any
 
 import pyspiel
@@ -19,6 +20,7 @@ from engine.scout.cards import DECK
 from engine.solo.cards import deck as solo_deck
 from envs.asking import Asking
 from envs.chance import ScoutDeal, SoloDeal, SoloDraw, solo_cards_to_draw
+from envs.resample import resample
 from envs.table import CODECS, EPISODES, REWARDS, better_sign, make_config, win_rewards
 from envs.tokens import PASS
 
@@ -283,6 +285,16 @@ class Position:
         twin._returns = list(self._returns)
         return twin
 
+    def resampled(self, seat: int, rng: random.Random) -> Position:
+        """A world ``seat`` cannot tell from this one (same history as it saw it, same seat asked)."""
+        twin = copy.deepcopy(self)
+        twin.round = resample(self.round, seat, rng)
+        waiting = self.round.to_move()
+        if waiting is not None:  # the seats offered before ``seat`` passed or had no chance
+            order = [(waiting + k) % self.n for k in range(1, self.n + 1)]
+            twin.asking.passed.update(order[: order.index(seat)])
+        return twin
+
     def __getstate__(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         data["logs"] = [self.history_of(p) for p in range(self.n)]
@@ -380,6 +392,13 @@ class CardtableState(pyspiel.State):  # type: ignore[misc]
 
     def rewards(self) -> list[float]:
         return self.p.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardtableState:
+        """For ISMCTS: a state with the same information state for ``player_id``."""
+        twin = self.clone()
+        rng = random.Random(int(probability_sampler() * 2**53))
+        twin.p = self.p.resampled(player_id, rng)
+        return twin
 
     def __str__(self) -> str:
         return str(self.p)

@@ -10,7 +10,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="needs the envs extra (pip install -e '.[envs]')")
 
 import numpy as np  # noqa: E402
-from open_spiel.python.algorithms import mcts  # noqa: E402
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 import envs.openspiel_games  # noqa: E402,F401  (registers the games)
 from engine.solo.cards import deck  # noqa: E402
@@ -127,3 +127,56 @@ def test_openspiel_mcts_plays_each_game(name: str, params: dict) -> None:
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert searched > 0
     assert len(state.returns()) == game.num_players()
+
+
+@pytest.mark.parametrize("name,params", [("cardtable_solo", {"players": 4, "edition": "anniversary"}),
+                                         ("cardtable_scout", {"players": 4})])
+def test_resampled_worlds_keep_what_the_seat_knows_and_vary_the_rest(name: str, params: dict) -> None:
+    game = pyspiel.load_game(name, params)
+    rng = np.random.default_rng(2)
+    state = game.new_initial_state()
+    for _ in range(400):  # a position some way into the round
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        elif state.p.round.to_move() == state.current_player() and rng.random() < 0.05:
+            break
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert not state.is_terminal() and not state.is_chance_node()
+    seat = state.current_player()
+    hands = set()
+    for k in range(6):
+        world = state.resample_from_infostate(seat, pyspiel.UniformProbabilitySampler(k, k + 1))
+        assert world.current_player() == seat
+        assert world.information_state_string(seat) == state.information_state_string(seat)
+        assert world.legal_actions() == state.legal_actions()
+        assert world.p.round.hands[seat] == state.p.round.hands[seat]
+        hands.add(str([[str(c) for c in h] for h in world.p.round.hands]))
+    assert len(hands) > 1
+
+
+@pytest.mark.parametrize("name,params", [("cardtable_solo", {"players": 3, "max_actions": 20}),
+                                         ("cardtable_scout", {"players": 2})])
+def test_openspiel_ismcts_plays_each_game(name: str, params: dict) -> None:
+    """OpenSpiel's ISMCTS (resampling worlds from seat 0's information state) plays seat 0."""
+    game = pyspiel.load_game(name, params)
+    rs = np.random.RandomState(1)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, 4, random_state=rs,
+                           allow_inconsistent_action_sets=True)
+    state = game.new_initial_state()
+    searched = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rs.choice(outcomes, p=probs)))
+        elif state.current_player() == 0:
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+            searched += 1
+        else:
+            state.apply_action(int(rs.choice(state.legal_actions())))
+    assert searched > 0
