@@ -395,7 +395,7 @@ class CardtableState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardtableState:
         """For ISMCTS: a state with the same information state for ``player_id``."""
-        twin = self.clone()
+        twin: CardtableState = self.clone()
         rng = random.Random(int(probability_sampler() * 2**53))
         twin.p = self.p.resampled(player_id, rng)
         return twin
