@@ -157,10 +157,8 @@ class Table:
         while (decision := self.decision()) is not None and decision.seat in self.bots:
             bot = self.bots[decision.seat]
             obs = self.match.observation(decision.seat)
-            if decision.may_pass:
-                action = bot.react(obs, decision.actions)
-            else:
-                action = bot.choose(obs, decision.actions)
+            legal = self.match.legal_actions(decision.seat)  # bots judge catches themselves
+            action = bot.react(obs, legal) if decision.may_pass else bot.choose(obs, legal)
             self._act(decision, PASS if action is None else action)
 
     def take_rewards(self) -> list[float]:
