@@ -174,15 +174,18 @@ class Position:
             return int(pyspiel.PlayerId.TERMINAL)
         if self.chance is not None:
             return int(pyspiel.PlayerId.CHANCE)
-        decision = self._decision()
+        decision = self.decision()
         assert decision is not None
         return int(decision.seat)
 
-    def _decision(self) -> Any:
+    def decision(self) -> Any:
+        """Who is asked now (None at a chance node or the end)."""
+        if self.over or self.chance is not None:
+            return None
         return self.asking.current(self.round, self.round, self.n)
 
     def legal_actions(self, player: int) -> list[int]:
-        decision = self._decision()
+        decision = self.decision()
         if decision is None or decision.seat != player:
             return []
         return list(decision.trie.tokens(tuple(self.path)))
@@ -194,7 +197,7 @@ class Position:
         if self.chance is not None:
             self._chance(int(action))
             return
-        decision = self._decision()
+        decision = self.decision()
         self.path.append(int(action))
         self._log(decision.seat, f"t{action}")
         chosen = decision.trie.action(tuple(self.path))
@@ -350,7 +353,7 @@ class Position:
         """How ``seat`` is asked now (``move``, ``offer`` or ``""``) and the tokens it has said."""
         if self.over or self.chance is not None:
             return "", []
-        decision = self._decision()
+        decision = self.decision()
         if decision is None or decision.seat != seat:
             return "", []
         return ("offer" if decision.may_pass else "move"), list(self.path)

@@ -180,3 +180,22 @@ def test_openspiel_ismcts_plays_each_game(name: str, params: dict) -> None:
         else:
             state.apply_action(int(rs.choice(state.legal_actions())))
     assert searched > 0
+
+
+@pytest.mark.parametrize("name,params,specs", [
+    ("cardtable_solo", {"players": 4, "edition": "anniversary"},
+     ["random", "heuristic", "ismcts:fast", "heuristic"]),
+    ("cardtable_scout", {"players": 3}, ["heuristic", "ismcts:fast", "random"]),
+])
+def test_cardtable_bots_fill_openspiel_seats(name: str, params: dict, specs: list[str]) -> None:
+    """OpenSpiel's own bot runner plays a whole round between cardtable bots."""
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    from envs.openspiel_bots import CardtableBot
+
+    game = pyspiel.load_game(name, params)
+    bots = [CardtableBot(seat, spec) for seat, spec in enumerate(specs)]
+    state = game.new_initial_state()
+    returns = evaluate_bots(state, bots, np.random.RandomState(3))
+    assert state.is_terminal() and state.p.actions < game.settings.max_actions
+    assert state.p.round.is_over() and returns != [0.0] * len(specs)
