@@ -96,8 +96,6 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            print(self.render())
 
     def render(self) -> str:
         """The events of the last action, in words (``render_mode="ansi"``)."""

@@ -1,1 +1,0 @@
-"""The environment tests need the ``envs`` extra: ``pip install -e '.[envs]'``."""
