@@ -199,3 +199,99 @@ def test_cardtable_bots_fill_openspiel_seats(name: str, params: dict, specs: lis
     returns = evaluate_bots(state, bots, np.random.RandomState(3))
     assert state.is_terminal() and state.p.actions < game.settings.max_actions
     assert state.p.round.is_over() and returns != [0.0] * len(specs)
+
+
+def _engine_round(game: str, config, seed: bytes):  # type: ignore[no-untyped-def]
+    """The first round of a headless random-bot match: its (seat, action) entries."""
+    from ai.bots import make_bot
+    from ai.driver import play_match
+    from engine.match import Match
+
+    bots = [make_bot("random", seed, s) for s in range(config.players)]
+    entries = play_match(Match(config, seed), bots).entries
+    replay = Match(config, seed)
+    first = []
+    for seat, text in entries:
+        replay.apply(seat, text)
+        first.append((seat, text))
+        if replay.round_scores:
+            break
+    if game == "scout":  # simultaneous whole-hand choices: OpenSpiel asks from the start player
+        first = sorted(first[: config.players]) + first[config.players:]
+    return first
+
+
+@pytest.mark.parametrize("game,params", [("solo", {"players": 4, "edition": "anniversary"}),
+                                         ("solo", {"players": 10}), ("scout", {"players": 4})])
+def test_an_engine_round_replayed_through_chance_nodes_gives_the_same_positions(game: str,
+                                                                                  params: dict) -> None:
+    """The engine's own deal and draws, fed as chance outcomes, with the engine's actions said
+    as tokens: the OpenSpiel round equals the engine's round after every action."""
+    from engine.match import match_seed
+    from engine.shuffle import Stream
+    from engine.solo.cards import deck as solo_cards
+    from envs.table import CODECS
+
+    osp = pyspiel.load_game(f"cardtable_{game}", params)
+    config, codec = osp.config, CODECS[game]
+    seed = match_seed(9, 0)
+    module = __import__(f"engine.{game}", fromlist=["new_round"])
+    truth = module.new_round(config, seed, 0)
+    state = osp.new_initial_state()
+    if game == "solo":
+        deal = Stream(seed, "solo/round/0/deal").shuffle(solo_cards(config.gifts, config.protection))
+        outcomes = [c.index for c in reversed(deal)]
+    else:
+        outcomes = [2 * DECK_INDEX[c.pair] + (c.up > c.down) for hand in _dealt_order(truth) for c in hand]
+    while state.is_chance_node():
+        state.apply_action(outcomes.pop(0))
+
+    def same() -> None:
+        a, b = state.p.round.snapshot(), truth.snapshot()
+        for key in ("seed", "draw", "reshuffles"):
+            a.pop(key, None), b.pop(key, None)
+        assert a == b
+        if game == "solo":
+            assert sorted(c.text for c in state.p.round.draw) == sorted(c.text for c in truth.draw)
+
+    same()
+    chance_draws = 0
+    for seat, text in _engine_round(game, config, seed):
+        action = module.parse_action(text)
+        while state.current_player() != seat:
+            assert codec.PASS in state.legal_actions()
+            state.apply_action(codec.PASS)
+        draw, discard = list(getattr(truth, "draw", [])), list(getattr(truth, "discard", []))
+        before = getattr(truth, "reshuffles", 0)
+        truth.apply(seat, action)
+        for token in codec.encode(action, seat, config.players):
+            state.apply_action(token)
+        if state.is_chance_node():
+            picks = [c.index for c in reversed(draw)]
+            if truth.reshuffles > before:
+                label = f"solo/round/0/reshuffle/{truth.reshuffles}"
+                picks += [c.index for c in reversed(Stream(seed, label).shuffle(discard[:-1]))]
+            while state.is_chance_node():
+                state.apply_action(picks.pop(0))
+                chance_draws += 1
+        if truth.is_over():
+            assert state.is_terminal()
+            break
+        same()
+    assert truth.is_over()
+    assert chance_draws > 0 if game == "solo" else chance_draws == 0
+    if params["players"] == 10:
+        assert truth.reshuffles > 0
+
+
+DECK_INDEX = {pair: k for k, pair in enumerate(__import__("engine.scout.cards", fromlist=["DECK"]).DECK)}
+
+
+def _dealt_order(truth):  # type: ignore[no-untyped-def]
+    """SCOUT's hands as chance deals them: card i to seat (start + i) mod n."""
+    n = truth.players
+    hands = [list(h) for h in truth.hands]
+    out = []
+    for i in range(sum(len(h) for h in hands)):
+        out.append([hands[(truth.start + i) % n][i // n]])
+    return out
