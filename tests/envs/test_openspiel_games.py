@@ -3,6 +3,7 @@ chance nodes of the deal and the draws, parameters, and a search bot playing eac
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 
 import pytest
@@ -13,6 +14,7 @@ import numpy as np  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 import envs.openspiel_games  # noqa: E402,F401  (registers the games)
+from engine.scout.cards import DECK  # noqa: E402
 from engine.solo.cards import deck  # noqa: E402
 
 
@@ -235,14 +237,14 @@ def test_an_engine_round_replayed_through_chance_nodes_gives_the_same_positions(
     osp = pyspiel.load_game(f"cardtable_{game}", params)
     config, codec = osp.config, CODECS[game]
     seed = match_seed(9, 0)
-    module = __import__(f"engine.{game}", fromlist=["new_round"])
+    module = importlib.import_module(f"engine.{game}")
     truth = module.new_round(config, seed, 0)
     state = osp.new_initial_state()
     if game == "solo":
         deal = Stream(seed, "solo/round/0/deal").shuffle(solo_cards(config.gifts, config.protection))
         outcomes = [c.index for c in reversed(deal)]
     else:
-        outcomes = [2 * DECK_INDEX[c.pair] + (c.up > c.down) for hand in _dealt_order(truth) for c in hand]
+        outcomes = [2 * DECK.index(c.pair) + (c.up > c.down) for c in _dealt_order(truth)]
     while state.is_chance_node():
         state.apply_action(outcomes.pop(0))
 
@@ -284,14 +286,7 @@ def test_an_engine_round_replayed_through_chance_nodes_gives_the_same_positions(
         assert truth.reshuffles > 0
 
 
-DECK_INDEX = {pair: k for k, pair in enumerate(__import__("engine.scout.cards", fromlist=["DECK"]).DECK)}
-
-
 def _dealt_order(truth):  # type: ignore[no-untyped-def]
-    """SCOUT's hands as chance deals them: card i to seat (start + i) mod n."""
+    """SCOUT's cards in the order chance deals them: card i to seat (start + i) mod n."""
     n = truth.players
-    hands = [list(h) for h in truth.hands]
-    out = []
-    for i in range(sum(len(h) for h in hands)):
-        out.append([hands[(truth.start + i) % n][i // n]])
-    return out
+    return [truth.hands[(truth.start + i) % n][i // n] for i in range(sum(map(len, truth.hands)))]
