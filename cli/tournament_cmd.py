@@ -102,7 +102,8 @@ def rating_table(report: dict[str, Any]) -> str:
     rows = {row["bot"]: row for row in summary["bots"]}
     w = max([12, *(len(r["bot"]) for r in summary["ratings"])])
     partial = " (interrupted)" if report.get("interrupted") else ""
-    lines = [f"{report['game'].upper()} tournament · {report['tables']} tables · {summary['games']} games · "
+    tables = f"{report['tables']} table{'s' if report['tables'] != 1 else ''}"
+    lines = [f"{report['game'].upper()} tournament · {tables} · {summary['games']} games · "
              f"seed {report['seed']}{partial}",
              f"{'rank':>4} {'bot':<{w}} {'rating':>7} {'± 3σ':>6} {'games':>6} {'win %':>7} "
              f"{'95% interval':>15} {'vs field':>9} {'ms/move':>8}"]
