@@ -21,28 +21,8 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from cli.cards import colour_in_force, scout_card, solo_card, top_card
 from cli.controller import COLOUR_NAMES, Controller, Question
-
-SOLO_STYLES = {"R": "bold white on dark_red", "G": "bold black on green3", "B": "bold white on blue3",
-               "Y": "bold black on gold1"}
-BLACK_STYLE = "bold white on grey15"
-LIGHTNING = {"R": "bold red1 on grey15", "G": "bold green1 on grey15", "B": "bold dodger_blue1 on grey15",
-             "Y": "bold yellow1 on grey15"}
-
-
-def solo_card(text: str) -> str:
-    """Rich markup for a SOLO card: its colour as the background, black cards dark."""
-    if text.startswith("prot"):
-        return f"[{LIGHTNING.get(text[4:], BLACK_STYLE)}] ⚡{text[4:]} [/]"
-    style = SOLO_STYLES.get(text[:1], BLACK_STYLE) if text[:1] in SOLO_STYLES else BLACK_STYLE
-    return f"[{style}] {escape(text)} [/]"
-
-
-def scout_card(text: str) -> str:
-    """Rich markup for a SCOUT card ``up/down`` (5 cells): the value that counts bold and bright,
-    the other one small and dim."""
-    up, _, down = text.partition("/")
-    return f"[bold black on wheat1]{up:>2}[/][black on grey70]/{down:<2}[/]"
 
 
 class TableApp(App[str | None]):
@@ -180,8 +160,7 @@ class TableApp(App[str | None]):
             return
         if obs["game"] == "solo":
             colour = obs.get("colour")
-            lines = [f"top {solo_card(obs['top'])}  "
-                     + (f"{COLOUR_NAMES[colour]} in force" if colour else "any card fits"),
+            lines = [f"top {top_card(obs['top'])}  {colour_in_force(colour, COLOUR_NAMES)}",
                      f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
                      f" · draw pile {obs['draw_size']}"]
             if obs.get("penalty"):
