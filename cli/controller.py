@@ -1009,6 +1009,30 @@ class Controller:
         now = self.clock() if now is None else now
         return max(0.0, self.turn_clock - (now - self.clock_start))
 
+    def scoring_line(self) -> str:
+        """How the match is scored and who leads, in a few words (always on screen)."""
+        obs = self.session.observation()
+        if obs is None:
+            return ""
+        cfg = obs["config"]
+        totals = list(obs["totals"])
+        lowest = obs["game"] == "solo" and cfg.get("scoring") == "penalty"
+        if obs["game"] == "scout":
+            rule = f"highest total wins after {cfg['players']} rounds"
+        elif lowest:
+            rule = f"penalty points: lowest total wins; the match ends at {cfg['threshold']}"
+        else:
+            rule = f"pools of {cfg['pool']}: hands are taken off; highest pool wins when one drops below 0"
+        if cfg.get("rounds"):
+            rule += f" (or after {cfg['rounds']} rounds)"
+        best = min(totals) if lowest else max(totals)
+        if not totals or all(t == best for t in totals):
+            return f"{rule} · all level"
+        names = self.session.names()
+        leaders = ", ".join("you" if s == self.seat else (names[s] if s < len(names) else f"seat {s}")
+                            for s, t in enumerate(totals) if t == best)
+        return f"{rule} · leading: {leaders} ({best})"
+
     def round_summary(self) -> str:
         rounds = self.session.round_scores()
         if not rounds:

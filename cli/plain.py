@@ -9,7 +9,7 @@ it prints the table, your hand and a prompt line::
 
 (long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
-``view``, ``hint``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
+``view``, ``hint``, ``rules``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
 line on stderr and the prompt again. End of input leaves the game: a computer player takes
 the seat.
 """
@@ -22,12 +22,13 @@ import threading
 from typing import Any, TextIO
 
 from cli.controller import COLOUR_NAMES, Controller
+from cli.rules import rules_text
 
 SHOWN_MOVES = 12
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
-        "or: moves, view, hint, jump, catch, protect, leave")
+        "or: moves, view, hint, rules, jump, catch, protect, leave")
 
 
 class PlainClient:
@@ -139,6 +140,7 @@ class PlainClient:
                 table = f"active set {' '.join(active)} of seat {obs['owner']}"
             hand = " ".join(f"{i}:{t}" for i, t in enumerate(obs["hand"]))
         self.say(f"[round {obs['round'] + 1}] {table}. Cards: {cards}. Totals: {totals}.")
+        self.say(f"scoring: {c.scoring_line()}")
         self.say(f"hand: {hand or '(empty)'}")
 
     # --- input ----------------------------------------------------------------------------------
@@ -157,6 +159,9 @@ class PlainClient:
         word = text.lower()
         if word in ("help", "?"):
             self.say(HELP)
+        elif word == "rules":
+            game = c.game
+            self.say(rules_text(game).rstrip() if game else "the rules show once the cards are dealt")
         elif word == "moves":
             self.say("moves: " + " ".join(str(a) for a in c.actions()))
         elif word in ("view", "look"):

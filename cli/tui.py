@@ -40,6 +40,7 @@ class TableApp(App[str | None]):
     #moves { width: 2fr; border: round $primary; }
     #log { width: 3fr; border: round $secondary; }
     #summary { padding: 0 1; height: auto; color: $warning; }
+    #scoring { padding: 0 1; height: auto; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "jump", "Jump in"),
@@ -50,6 +51,7 @@ class TableApp(App[str | None]):
         Binding("f", "flip", "Flip hand"),
         Binding("k", "keep", "Keep hand"),
         Binding("h", "hint", "Hint"),
+        Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
         Binding("escape", "cancel_move", "Back"),
         Binding("q", "leave", "Leave"),
     ]
@@ -68,6 +70,7 @@ class TableApp(App[str | None]):
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="title")
+        yield Static(id="scoring")
         with Horizontal(id="top"):
             yield Static(id="players")
             yield Static(id="table")
@@ -109,6 +112,7 @@ class TableApp(App[str | None]):
         self._seen_version = c.session.version
         obs = c.session.observation()
         self._render_title(obs)
+        self.query_one("#scoring", Static).update(escape(c.scoring_line()))
         self._render_players()
         self._render_table(obs)
         self._render_hand(obs)
@@ -288,6 +292,12 @@ class TableApp(App[str | None]):
     def action_cancel_move(self) -> None:
         self.controller.cancel()
         self.refresh_view()
+
+    def action_rules(self) -> None:
+        """Open the rules of the game being played and the keys (Esc goes back)."""
+        from cli.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(self.controller.game))
 
     def action_hint(self) -> None:
         inputs = self.controller.session.hint_inputs()
