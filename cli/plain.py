@@ -10,8 +10,10 @@ it prints the table, your hand and a prompt line::
 (long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
 ``view``, ``hint``, ``rules``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
-line on stderr and the prompt again. End of input leaves the game: a computer player takes
-the seat.
+line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
+it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
+End of input, once the lines before it are used, leaves the game: a computer player takes the
+seat.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from collections import deque
 from typing import Any, TextIO
 
 from cli.controller import COLOUR_NAMES, Controller
 from cli.rules import rules_text
 
 SHOWN_MOVES = 12
+WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "leave", "quit"})
+"""Words that are answered at once (in their place in the queue); anything else is an action."""
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
@@ -35,7 +40,7 @@ class PlainClient:
     """Line mode over a controller: ``feed(line)`` for input, ``poll()`` to print what changed."""
 
     def __init__(self, controller: Controller, out: TextIO, err: TextIO, *,
-                 bot_delay: float | None = 0.3) -> None:
+                 bot_delay: float | None = 0.3, echo: bool = False) -> None:
         self.c = controller
         self.out = out
         self.err = err
@@ -43,6 +48,9 @@ class PlainClient:
         self._prompted: tuple[Any, ...] | None = None
         self._viewed = -1
         self.done = False
+        self.held: deque[str | None] = deque()
+        self.echo = echo
+        """Print each input line as it is used (input piped from a script, not typed)."""
 
     # --- output ---------------------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -198,16 +206,23 @@ class PlainClient:
 
     # --- running --------------------------------------------------------------------------------
     async def run(self, lines: asyncio.Queue[str | None], *, linger: float = 0.0, tick: float = 0.1) -> None:
-        """Until the match is over (then ``linger`` seconds more), you leave, or input ends."""
+        """Until the match is over (then ``linger`` seconds more), you leave, or input ends.
+
+        Lines are queued and used in order: an action waits until the seat may make it (its
+        turn, or a legal out-of-turn move), so a piped script plays its moves as its turns come.
+        """
         c = self.c
         self.poll()
         while not self.done:
             try:
                 line = await asyncio.wait_for(lines.get(), tick)
             except TimeoutError:
-                line = ""
+                pass
             else:
-                self.feed(line)
+                self.held.append(line)
+                while not lines.empty():
+                    self.held.append(lines.get_nowait())
+            self.use_held()
             self.poll()
             if c.session.is_over():
                 self.say("the match is over")
@@ -217,6 +232,36 @@ class PlainClient:
             if c.session.phase() == "left":
                 return
 
+    def use_held(self) -> None:
+        """Feed the queued lines, in order, while the first one may be used now."""
+        while self.held and not self.done:
+            self.poll()
+            if not self.ready(self.held[0]):
+                return
+            line = self.held.popleft()
+            if self.echo and line is not None:
+                self.say(line.rstrip("\n"))
+            self.feed(line)
+
+    def ready(self, line: str | None) -> bool:
+        """Whether ``line`` may be used now: words at once, an action when the seat may make it.
+
+        End of input waits behind the lines before it (it leaves the table)."""
+        c = self.c
+        if line is None:
+            return True
+        text = line.strip()
+        if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
+            return True
+        phase = c.session.phase()
+        if phase in ("over", "left"):
+            return True  # feed says why nothing can be played
+        if phase != "playing" or c.pending is not None:
+            return False
+        if c.waiting_for_me():
+            return True
+        legal = {str(a) for a in c.session.legal()}
+        return text in legal or text.lower() in ("jump", "protect", "catch") and bool(legal)
 
 def _keys(question: Any) -> set[str]:
     return set() if question is None else {ch.key for ch in question.choices}

@@ -81,9 +81,9 @@ def play(game: str, players: int, edition: str | None, bots: str | None, plain: 
         seed = secrets.randbelow(2**31)
     click.echo(f"seed: {seed}", err=True)
     if no_network:
-        from engine.match import Match, match_seed
+        from engine.match import Match
 
-        session: Any = LocalSession(Match(config, match_seed(seed, 0)), 0, spec)
+        session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
         digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
                                          bot_delay=bot_delay))
     else:
@@ -108,7 +108,7 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
     node.broadcast = []  # a private table: its beacons go nowhere
     try:
         peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1,
-                         now=node.clock(), seed=f"cardtable/play/{seed}".encode(), bots=bots, auto=None,
+                         now=node.clock(), seed=peer_seed(seed), bots=bots, auto=None,
                          timeouts=Timeouts(bot_delay=bot_delay))
         session = NetSession(node, peer)
         node.attach(peer)
@@ -117,6 +117,29 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
         return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0)
     finally:
         await node.close()
+
+
+def peer_seed(seed: int) -> bytes:
+    """The private table's randomness (table id, seed nonce) for ``play --seed``."""
+    return f"cardtable/play/{seed}".encode()
+
+
+def private_table_seed(config: Any, seed: int) -> bytes:
+    """The match seed a private ``play`` table agrees on for ``--seed``, computed without sockets
+    (the peer is sans-I/O and alone at the table), so ``--no-network`` deals the same cards."""
+    from p2p.identity import Identity
+    from p2p.peer import Peer, Timeouts
+    from p2p.store import MemoryStore
+
+    peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1, now=0.0,
+                     seed=peer_seed(seed), bots=FALLBACK_BOTS, auto=None, timeouts=Timeouts(bot_delay=3600.0))
+    now = 0.0
+    for _ in range(1000):
+        out = peer.timer(now)
+        if peer.table.match is not None:
+            return bytes(peer.table.match.seed)
+        now = out.deadline if out.deadline is not None else now + 0.05
+    raise click.ClickException("the private table did not agree on a seed")  # pragma: no cover
 
 
 def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
@@ -152,7 +175,8 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     if plain:
         from cli.plain import PlainClient, stdin_queue
 
-        client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay)
+        client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay,
+                             echo=not sys.stdin.isatty())
         await client.run(stdin_queue(), linger=linger)
     else:
         from cli.tui import TableApp
