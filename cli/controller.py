@@ -115,6 +115,18 @@ class BaseSession:
         """A few words on the table before the match (lobby, seed agreement)."""
         return self.phase()
 
+    def table_name(self) -> str:
+        """The table's name as others see it in ``cardtable tables`` ("" for a private table)."""
+        return ""
+
+    def seat_holders(self) -> list[tuple[str, str]]:
+        """Per seat, before and during the match: who holds it and how (``you``, ``player``,
+        ``free``, ``computer``)."""
+        me = self.seat
+        rows = zip(self.names(), self.controllers(), strict=False)
+        return [("you", "you") if s == me else (name, "computer" if ctrl == "cpu" else "player")
+                for s, (name, ctrl) in enumerate(rows)]
+
     # --- the seat's view ------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Note], None]) -> None:
         """Call ``callback`` with every note from now on (the first subscriber also gets the notes
@@ -372,6 +384,23 @@ class NetSession(BaseSession):
             return "joining the table"
         return phase
 
+    def table_name(self) -> str:
+        return str(self.peer.table.name or "")
+
+    def seat_holders(self) -> list[tuple[str, str]]:
+        me = self.seat
+        rows = []
+        for s, seat in enumerate(self.peer.table.seats):
+            if s == me:
+                rows.append(("you", "you"))
+            elif seat.controller == "cpu":
+                rows.append((seat.name or f"cpu {s}", "computer"))
+            elif seat.owner is None:
+                rows.append(("free", "free"))
+            else:
+                rows.append((seat.name or f"seat {s}", "player"))
+        return rows
+
     def propose(self, text: str) -> str | None:
         text = text.strip()
         why = self.explain(text)
@@ -434,6 +463,11 @@ def _guess_kind(text: str) -> str:
         if text.startswith(prefix):
             return kind
     return "event"
+
+
+def _plural(n: int, noun: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 # --- events in words ------------------------------------------------------------------------------
@@ -1008,6 +1042,28 @@ class Controller:
             return None
         now = self.clock() if now is None else now
         return max(0.0, self.turn_clock - (now - self.clock_start))
+
+    def lobby_lines(self) -> list[str]:
+        """Before the match: the table's name, how others join, and who holds each seat."""
+        session = self.session
+        if session.phase() not in ("lobby", "seeding"):
+            return []
+        lines = []
+        name = session.table_name()
+        if name:
+            lines += [f"Table {name!r}", f"Others join with:  cardtable join {name}"]
+        holders = session.seat_holders()
+        free = sum(1 for _, how in holders if how == "free")
+        for s, (who, how) in enumerate(holders):
+            what = {"you": "you", "free": "free: waiting for a player",
+                    "computer": f"{who} (computer player)", "player": who}[how]
+            lines.append(f"seat {s}: {what}")
+        if free:
+            verb = "has" if free == 1 else "have"
+            lines.append(f"The match starts when {_plural(free, 'more player')} {verb} joined.")
+        else:
+            lines.append(session.status().capitalize() + ".")
+        return lines
 
     def scoring_line(self) -> str:
         """How the match is scored and who leads, in a few words (always on screen)."""

@@ -79,7 +79,8 @@ class PlainClient:
             return
         self._prompted = key
         if phase in ("lobby", "seeding"):
-            self.say(c.session.status())
+            for line in c.lobby_lines() or [c.session.status()]:
+                self.say(line)
             return
         if c.pending is not None or phase != "playing":
             return

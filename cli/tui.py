@@ -160,8 +160,13 @@ class TableApp(App[str | None]):
         names = self.controller.session.names()
         widget = self.query_one("#table", Static)
         if obs is None:
-            widget.update(escape(self.controller.session.status()))
+            lobby = self.controller.lobby_lines() or [self.controller.session.status()]
+            widget.border_title = "Lobby"
+            widget.update("\n".join(escape(line) for line in lobby))
+            self.query_one("#players", Static).display = False  # the lobby lists the seats
             return
+        widget.border_title = "Table"
+        self.query_one("#players", Static).display = True
         if obs["game"] == "solo":
             colour = obs.get("colour")
             lines = [f"top {top_card(obs['top'])}  {colour_in_force(colour, COLOUR_NAMES)}",
