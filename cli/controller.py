@@ -38,6 +38,8 @@ CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
 HINT_BOT = "ismcts:normal"
 """What the hint key asks; the heuristic bot answers while the compiled search is missing."""
+RACE_WINDOW = 3.0
+"""Seconds after another seat's action during which a failed out-of-turn move is told as a lost race."""
 PENDING_TIMEOUT = 10.0
 """Seconds after which an unanswered proposal no longer blocks the turn clock."""
 
@@ -510,6 +512,19 @@ def words(note: Note, me: int | None, names: Sequence[str]) -> str:
     return f"{name(note.seat)} {text}"
 
 
+_PAST = {"play": "played", "call": "called SOLO", "catch": "caught", "false_catch": "tried a catch",
+         "draw": "drew", "keep": "kept their card", "decline": "declined", "protect": "played a Protection",
+         "swap": "swapped hands", "gift": "gave a Gift", "pass": "passed hands", "flip": "turned their hand",
+         "show": "showed", "scout": "scouted"}
+
+
+def past_tense(note: Note) -> str:
+    """What another seat did, in the past tense (for a lost race)."""
+    if note.kind == "play" and note.text.startswith("jumps in"):
+        return "jumped in"
+    return _PAST.get(note.kind, "moved")
+
+
 # --- building actions step by step ---------------------------------------------------------------
 
 
@@ -839,6 +854,7 @@ class Controller:
         self.clock_start: float | None = None
         self._last_bot = 0.0
         self._clock_bot: Bot | None = None
+        self._last_other: tuple[Note, float, Options | None] | None = None
         self._listeners: list[Callable[[], None]] = []
         self._cache: dict[str, Any] = {}
         self._cache_key: tuple[Any, ...] = ()
@@ -865,10 +881,14 @@ class Controller:
             self.pending = None
             self.clock_start = None
         if note.kind == "refused":
-            self.message = f"refused: {note.text}"
-        if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
-            self._drop_stale_builder()
-        self._say(words(note, me, self.session.names()))
+            self.message = self.lost_race(f"refused: {note.text}")
+            self._say(self.message[:1].upper() + self.message[1:] + ".")
+        else:
+            if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
+                self._drop_stale_builder()
+                if note.kind in _PAST:  # the options shown before it are what a late key press meant
+                    self._last_other = (note, self.clock(), self._cache.get("options"))
+            self._say(words(note, me, self.session.names()))
         if note.kind == "round_end":
             self.summary = self.round_summary()
             self._say(self.summary)
@@ -877,6 +897,27 @@ class Controller:
             self._say(self.summary)
         for callback in list(self._listeners):
             callback()
+
+    def lost_race(self, reason: str) -> str:
+        """``reason`` for an out-of-turn move that failed, or, when another seat acted in the last
+        ``RACE_WINDOW`` seconds, the race it lost: ``too late: cpu 2 jumped in first``."""
+        last = self._last_other
+        if last is None or self.clock() - last[1] > RACE_WINDOW:
+            return reason
+        note = last[0]
+        names = self.session.names()
+        if note.seat == self.seat:
+            return reason
+        who = names[note.seat] if note.seat is not None and note.seat < len(names) else f"seat {note.seat}"
+        return f"too late: {who} {past_tense(note)} first"
+
+    def race_options(self) -> Options:
+        """The out-of-turn options shown just before another seat's action of the last
+        ``RACE_WINDOW`` seconds took them away (their keys still answer, with ``lost_race``)."""
+        last = self._last_other
+        if last is None or last[2] is None or self.clock() - last[1] > RACE_WINDOW:
+            return Options()
+        return last[2]
 
     def _say(self, line: str) -> None:
         self.log.append(line)
@@ -1200,13 +1241,13 @@ class Controller:
     def jump_in(self) -> str | None:
         opts = self.options()
         if not opts.jump:
-            return "no jump-in now"
+            return self.lost_race("no jump-in now")
         return self._play_group(opts.jump)
 
     def protect(self) -> str | None:
         opts = self.options()
         if not opts.protect:
-            return "no Protection to play now"
+            return self.lost_race("no Protection to play now")
         return self._play_group(opts.protect)
 
     def _play_group(self, actions: list[Any]) -> str | None:
@@ -1229,18 +1270,18 @@ class Controller:
             self.message = ("SOLO! will be called with your play" if self.call_armed
                             else "SOLO! call withdrawn")
             return None
-        return "no SOLO call to make now"
+        return self.lost_race("no SOLO call to make now")
 
     def catch(self) -> str | None:
         opts = self.options()
         if not opts.catch:
-            return "nobody to catch now"
+            return self.lost_race("nobody to catch now")
         return self.submit(str(opts.catch[0]))
 
     def decline(self) -> str | None:
         opts = self.options()
         if opts.decline is None:
-            return "no Protection window for you"
+            return self.lost_race("no Protection window for you")
         return self.submit(str(opts.decline))
 
     def flip(self, flip: bool = True) -> str | None:

@@ -19,13 +19,14 @@ from typing import Any
 
 import click
 
-from ai.bots import parse_bot_spec
+from ai.bots import parse_bot_spec, with_forget
 from cli.options import (
     auto_option,
     bot_delay_option,
     broadcast_option,
     discovery_port_option,
     edition_option,
+    forget_calls_option,
     fresh_option,
     game_argument,
     home_option,
@@ -141,6 +142,7 @@ def _table_list(heard: list[Any]) -> str:
 @fresh_option
 @takeover_option
 @bot_delay_option
+@forget_calls_option
 @linger_option
 @discovery_port_option
 @broadcast_option
@@ -149,8 +151,9 @@ def _table_list(heard: list[Any]) -> str:
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
          threshold: int | None, passphrase: str | None, port: int, auto: str | None, home: Path | None,
-         fresh: bool, takeover: float, bot_delay: float, linger: float, discovery_port: int,
-         broadcast: tuple[str, ...], verbose: bool, plain: bool, turn_clock: float | None) -> None:
+         fresh: bool, takeover: float, bot_delay: float, forget_calls: float, linger: float,
+         discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
+         turn_clock: float | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
     The table is announced by beacons; people join with 'cardtable join'. With --auto the
@@ -158,6 +161,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     unfinished table kept in --home (after a crash) is resumed instead, unless --fresh.
     """
     _check_bot(bots, "--bots")
+    bots = with_forget(bots, forget_calls)
     auto = _auto(auto)
     _check_name(name)
     config = make_config(game, players, edition, **_scoring(game, edition, pool, threshold))

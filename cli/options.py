@@ -65,10 +65,19 @@ broadcast_option = click.option("--broadcast", metavar="ADDR", multiple=True, en
 takeover_option = click.option("--takeover", type=click.FloatRange(0.5, 3600), default=30.0,
                                show_default=True,
                                help="Seconds of silence after which the sequencer lets a bot play a seat.")
-bot_delay_option = click.option("--bot-delay", type=click.FloatRange(0, 60), default=0.8, show_default=True,
-                                 metavar="SECONDS",
-                                 help="Seconds computer players wait after the last move before they play "
-                                      "(time to jump in or catch; 0 for headless matches).")
+BOT_DELAY = 1.5
+"""The computer players' reaction time at a table, in seconds: about a person's."""
+FORGET_CALLS = 0.15
+"""How often computer players at a table forget a SOLO call (headless matches: never)."""
+bot_delay_option = click.option("--bot-delay", type=click.FloatRange(0, 60), default=BOT_DELAY,
+                                 show_default=True, metavar="SECONDS",
+                                 help="The computer players' reaction time: seconds they wait after the last "
+                                      "move before they play (time to jump in or catch; 0 for headless "
+                                      "matches).")
+forget_calls_option = click.option("--forget-calls", type=click.FloatRange(0, 1), default=FORGET_CALLS,
+                                   show_default=True, metavar="RATE",
+                                   help="How often the heuristic and ismcts computer players forget to call "
+                                        "SOLO, as people do (0: never), so that catching them is possible.")
 linger_option = click.option("--linger", type=click.FloatRange(0, 600), default=3.0, show_default=True,
                              help="Seconds to stay after the match ends, so every peer learns the end.")
 fresh_option = click.option("--fresh", is_flag=True,

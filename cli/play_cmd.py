@@ -21,11 +21,12 @@ from typing import Any
 
 import click
 
-from ai.bots import make_bot, parse_bot_spec
+from ai.bots import make_bot, parse_bot_spec, with_forget
 from cli.controller import BaseSession, Controller, LocalSession, NetSession
 from cli.options import (
     bot_delay_option,
     edition_option,
+    forget_calls_option,
     game_argument,
     make_config,
     plain_option,
@@ -62,11 +63,13 @@ Examples:
 @plain_option
 @turn_clock_option
 @bot_delay_option
+@forget_calls_option
 @seed_option
 @click.option("--no-network", is_flag=True,
               help="Play in this process, without the p2p stack and its sockets.")
 def play(game: str, players: int, edition: str | None, bots: str | None, plain: bool,
-         turn_clock: float | None, bot_delay: float, seed: int | None, no_network: bool) -> None:
+         turn_clock: float | None, bot_delay: float, forget_calls: float, seed: int | None,
+         no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
@@ -76,7 +79,7 @@ def play(game: str, players: int, edition: str | None, bots: str | None, plain: 
     config = make_config(game, players, edition)
     if not plain:
         need_terminal()
-    spec = resolve_bots(bots)
+    spec = with_forget(resolve_bots(bots), forget_calls)
     if seed is None:
         seed = secrets.randbelow(2**31)
     click.echo(f"seed: {seed}", err=True)

@@ -249,18 +249,14 @@ class TableApp(App[str | None]):
         try:
             self.controller.choose(key)
         except ValueError as err:  # the table moved on between drawing and choosing
-            self.controller.message = str(err)
+            self.controller.message = self.controller.lost_race(str(err))
         self.refresh_view()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.controller
         if action in ("jump", "solo", "catch", "protect", "decline", "flip", "keep"):
-            opts = c.options()
-            return {
-                "jump": bool(opts.jump), "solo": opts.call is not None or opts.arm or c.call_armed,
-                "catch": bool(opts.catch), "protect": bool(opts.protect), "decline": opts.decline is not None,
-                "flip": opts.flip is not None, "keep": opts.keep is not None,
-            }[action]
+            # legal now, or legal a moment ago: a key pressed as the race was lost is told so
+            return any(_offers(opts, action, c.call_armed) for opts in (c.options(), c.race_options()))
         if action == "hint":
             return bool(c.actions())
         if action == "cancel_move":
@@ -335,6 +331,15 @@ class TableApp(App[str | None]):
             return
         c.leave()
         self.exit(None)
+
+
+def _offers(opts: Any, action: str, armed: bool) -> bool:
+    """Whether the out-of-turn options ``opts`` offer the hot key's ``action``."""
+    return {
+        "jump": bool(opts.jump), "solo": opts.call is not None or opts.arm or armed,
+        "catch": bool(opts.catch), "protect": bool(opts.protect), "decline": opts.decline is not None,
+        "flip": opts.flip is not None, "keep": opts.keep is not None,
+    }[action]
 
 
 def menu_labels(question: Question | None) -> list[str]:
