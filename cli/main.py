@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from cli.games_cmd import games
 from cli.match_cmd import match
 from cli.net_cmds import host, join, tables
 from cli.play_cmd import play
@@ -23,6 +24,7 @@ cli.add_command(tables)
 cli.add_command(host)
 cli.add_command(join)
 cli.add_command(play)
+cli.add_command(games)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -35,9 +35,12 @@ from cli.options import (
     passphrase_option,
     plain_option,
     players_option,
+    pool_option,
     port_option,
+    scoring_overrides,
     seconds_option,
     takeover_option,
+    threshold_option,
     turn_clock_option,
     verbose_option,
 )
@@ -131,10 +134,8 @@ def _table_list(heard: list[Any]) -> str:
               help="Seats for computer players (the others wait for people).")
 @click.option("--bots", default="heuristic", show_default=True, metavar="BOT",
               help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
-@click.option("--pool", type=click.IntRange(1, 10_000), default=None,
-              help="SOLO pool scoring (classic): the starting pool; a small pool is a short match.")
-@click.option("--threshold", type=click.IntRange(1, 10_000), default=None,
-              help="SOLO penalty scoring (anniversary): the total that ends the match.")
+@pool_option
+@threshold_option
 @passphrase_option
 @port_option
 @auto_option
@@ -164,7 +165,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     bots = with_forget(bots, forget_calls)
     auto = _auto(auto)
     _check_name(name)
-    config = make_config(game, players, edition, **_scoring(game, edition, pool, threshold))
+    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold))
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
                                  param_hint="--cpu")
@@ -188,19 +189,6 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
         ctx.intro = intro
     ctx.run(peer)
-
-
-def _scoring(game: str, edition: str | None, pool: int | None,
-             threshold: int | None) -> dict[str, int | None]:
-    if game != "solo" and (pool is not None or threshold is not None):
-        raise click.BadParameter("SCOUT has no scoring options", param_hint="--pool/--threshold")
-    anniversary = edition == "anniversary"
-    if pool is not None and anniversary:
-        raise click.BadParameter("the anniversary edition scores by penalty: use --threshold",
-                                 param_hint="--pool")
-    if threshold is not None and not anniversary:
-        raise click.BadParameter("the classic edition scores by pool: use --pool", param_hint="--threshold")
-    return {"pool": pool, "threshold": threshold}
 
 
 # --- join -----------------------------------------------------------------------------------------

@@ -13,14 +13,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDTABLE = [sys.executable, "-c", "from cli.main import main; main()"]
-SCRIPT = "R99\nG5\ndraw\nkeep\n"
+SCRIPT = "R99\nG5\ndraw\nkeep\n"  # (computer players wait 0.5 s: the script is faster)
 
 
 def run_script(tmp_path: Path, *extra: str) -> tuple[list[str], list[str], int]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "CARDTABLE_HOME": str(tmp_path / "home")}
     proc = subprocess.run(
         [*CARDTABLE, "play", "solo", "--plain", "--players", "3", "--seed", "7", "--bots", "heuristic",
-         "--bot-delay", "0.05", *extra],
+         "--bot-delay", "0.5", *extra],
         cwd=ROOT, env=env, input=SCRIPT, capture_output=True, text=True, timeout=120)
     return proc.stdout.splitlines(), proc.stderr.splitlines(), proc.returncode
 
