@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ai.bots import Bot, make_bot
+from cli.words import plural
 from engine.errors import IllegalAction, ParseError
 from engine.match import Match
 
@@ -467,11 +468,6 @@ def _guess_kind(text: str) -> str:
     return "event"
 
 
-def _plural(n: int, noun: str) -> str:
-    """``1 card``, ``2 cards``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 # --- events in words ------------------------------------------------------------------------------
 
 _YOU_VERBS = {
@@ -497,6 +493,9 @@ def words(note: Note, me: int | None, names: Sequence[str]) -> str:
         return label + ("'s" if possessive else "")
 
     text = re.sub(r"seat (\d+)('s)?", lambda m: name(int(m.group(1)), bool(m.group(2))), note.text)
+    text = text.replace("1 card(s)", "1 card").replace("card(s)", "cards")
+    if note.kind == "pass" and text.startswith("hands pass on"):
+        return "Every hand passes on" + text[len("hands pass on"):]
     text = text.replace("you, who draws", "you: you draw")
     text = re.sub(r"\byou (gets|has|is)\b", lambda m: "you " + _YOU_VERBS[m.group(1)], text)
     if note.seat is None:
@@ -668,7 +667,7 @@ def _solo_dims(b: Builder) -> list[_Dim]:
     def target_label(key: str) -> str:
         t = int(key)
         sizes = obs.get("hand_sizes", [])
-        size = f", {sizes[t]} cards" if t < len(sizes) else ""
+        size = f", {plural(sizes[t], 'card')}" if t < len(sizes) else ""
         who = b.names[t] if t < len(b.names) else f"seat {t}"
         return f"seat {t} ({who}{size})"
 
@@ -707,7 +706,7 @@ def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], na
     seat = obs.get("seat")
     if key == "draw":
         penalty = obs.get("penalty") or 0
-        return f"draw: take the penalty of {penalty} cards" if penalty else "draw a card"
+        return f"draw: take the penalty of {plural(penalty, 'card')}" if penalty else "draw a card"
     if key == "keep":
         return f"keep {obs.get('drawn')} (end your turn)"
     if key == "decline":
@@ -1101,7 +1100,7 @@ class Controller:
             lines.append(f"seat {s}: {what}")
         if free:
             verb = "has" if free == 1 else "have"
-            lines.append(f"The match starts when {_plural(free, 'more player')} {verb} joined.")
+            lines.append(f"The match starts when {plural(free, 'more player')} {verb} joined.")
         else:
             lines.append(session.status().capitalize() + ".")
         return lines

@@ -14,6 +14,7 @@ from cli.replay_cmd import replay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cardtable", prog_name="cardtable", message="%(prog)s %(version)s")
 def cli() -> None:
     """SOLO and SCOUT on a LAN with no server, and headless matches between bots."""
 

@@ -14,6 +14,7 @@ import click
 from ai.bots import parse_bot_spec
 from ai.tournament import run, schedule, summarize
 from cli.options import edition_option, game_argument, make_config, players_option, seed_option
+from cli.words import plural
 from engine.errors import ParseError
 
 EXAMPLES = """
@@ -85,7 +86,7 @@ def _bot_specs(bots: str, players: int) -> list[str]:
 
 def _table(report: dict[str, Any]) -> str:
     summary = report["summary"]
-    lines = [f"{report['game'].upper()} · {summary['games']} games · seed {report['seed']}",
+    lines = [f"{report['game'].upper()} · {plural(summary['games'], 'game')} · seed {report['seed']}",
              f"{'bot':<16} {'seat-games':>10} {'win %':>7} {'95% interval':>15} {'mean score':>11} "
              f"{'95% interval':>17} {'ms/move':>8}"]
     for row in summary["bots"]:

@@ -252,9 +252,11 @@ class PlainClient:
         if line is None:
             return True
         text = line.strip()
+        phase = c.session.phase()
+        if text.lower() == "hint" and phase in ("lobby", "seeding", "playing"):
+            return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
         if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
             return True
-        phase = c.session.phase()
         if phase in ("over", "left"):
             return True  # feed says why nothing can be played
         if phase != "playing" or c.pending is not None:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cli.words import plural
+
 PLAY_DIR = "play"
 """Where ``cardtable play`` keeps its table (a config dir of its own inside the main one)."""
 
@@ -108,7 +110,7 @@ def describe(game: KeptGame) -> str:
         state = f"{table.phase}, not started"
     else:
         rounds = len(match.round_scores)
-        state = ("over" if match.is_over() else "unfinished") + f", {_plural(rounds, 'round')} played"
+        state = ("over" if match.is_over() else "unfinished") + f", {plural(rounds, 'round')} played"
         state += f", totals {' '.join(str(t) for t in match.scores())}"
     how = ""
     if game.current and resumable(table):
@@ -124,5 +126,3 @@ def resumable(table: Any) -> bool:
     return any(seat.owner is not None and seat.controller != "cpu" for seat in table.seats)
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from cli.cards import colour_in_force, scout_card, solo_card, top_card
 from cli.controller import COLOUR_NAMES, Controller, Question
+from cli.words import plural
 
 
 class TableApp(App[str | None]):
@@ -143,7 +144,7 @@ class TableApp(App[str | None]):
             tag = "" if row["controller"] in ("human", "") or row["me"] else f", {row['controller']}"
             if row["me"] and row["controller"] == "bot":
                 tag = ", a computer plays for you"
-            parts = [] if row["cards"] is None else [f"{row['cards']} cards", f"{row['total']} pts"]
+            parts = [] if row["cards"] is None else [plural(row["cards"], "card"), f"{row['total']} pts"]
             if row.get("solo") == "called":
                 parts.append("[b]SOLO![/b]")
             elif row.get("solo") == "missed":
@@ -173,7 +174,7 @@ class TableApp(App[str | None]):
                      f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
                      f" · draw pile {obs['draw_size']}"]
             if obs.get("penalty"):
-                lines.append(f"[b]penalty pending: {obs['penalty']} cards[/b]")
+                lines.append(f"[b]penalty pending: {plural(obs['penalty'], 'card')}[/b]")
             if obs.get("drawn") and isinstance(obs["drawn"], str):
                 lines.append(f"you drew {solo_card(obs['drawn'])}: play it or keep it")
             react = obs.get("react")

@@ -111,7 +111,7 @@ def test_a_gift_asks_for_the_target_and_two_cards() -> None:
     assert c.choose("G3") is None
     assert hand(session) == ["B2"]
     assert sorted(hand(session, 2)) == sorted(["B1", "B3", "B4", "G3", "Y4"])
-    assert "You give 2 card(s) to cpu 2 (seat 2)" in c.log
+    assert "You give 2 cards to cpu 2 (seat 2)" in c.log
 
 
 def test_multiples_ask_for_first_last_and_middle_cards() -> None:
