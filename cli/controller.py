@@ -24,15 +24,15 @@ clock allows, the heuristic bot's move is played for it.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ai.bots import Bot, make_bot
-from cli.words import plural
+from cli.words import Speaker, plural
 from engine.errors import IllegalAction, ParseError
+from engine.game import Event
 from engine.match import Match
 
 CLOCK_BOT = "heuristic"
@@ -55,14 +55,20 @@ class Note:
     """Something to tell the player.
 
     ``kind`` is the engine event kind for game events (``play``, ``draw``, ``catch``, ``show``,
-    ``round_end``, ``match_end`` ...), or ``refused`` (a proposal of this seat was refused),
-    ``table`` (seats, seed, sequencer, takeovers), ``clock`` (the turn clock played for you),
-    ``info`` (anything else). ``text`` is in the engine's words (third person, seats by number).
+    ``round_end``, ``match_end`` ...) with its ``facts`` (``engine.game.Event``), or
+    ``refused`` (a proposal of this seat was refused), ``table`` (seats, seed, sequencer,
+    takeovers: ``text`` is already in the player's words), ``clock``, ``info``. ``text`` is the
+    engine's words for game events (used only for a kind the client has no words for).
     """
 
     kind: str
     seat: int | None
     text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, event: Event) -> Note:
+        return cls(event.kind, event.seat, event.text, dict(event.facts))
 
 
 @dataclass(frozen=True)
@@ -296,7 +302,7 @@ class LocalSession(BaseSession):
         events = self._match.apply(seat, action)
         self.version += 1
         for e in events:
-            self._emit(Note(e.kind, e.seat, e.text))
+            self._emit(Note.of(e))
 
     def step(self) -> bool:
         """Let one computer player act, if one wants to now; True if one did."""
@@ -336,13 +342,11 @@ class LocalSession(BaseSession):
         self._left = True
         self.bots[self.seat] = make_bot(CLOCK_BOT, self._match.seed, self.seat)
         self._asked = -1
-        self._emit(Note("table", self.seat, f"leaves the table; a computer player ({CLOCK_BOT}) takes over"))
+        self._emit(Note("table", self.seat,
+                        f"You leave the table; a computer player ({CLOCK_BOT}) takes over"))
 
 
 # --- a seat at a p2p table ---------------------------------------------------------------------------
-
-_SEAT_EVENT = re.compile(r"^seat (\d+): (.*)$", re.S)
-
 
 class NetSession(BaseSession):
     """This peer's seat at a table, over ``p2p.node.Node`` (asyncio) and ``p2p.peer.Peer``.
@@ -414,7 +418,7 @@ class NetSession(BaseSession):
 
     def leave(self) -> None:
         if not self.peer.leaving and not self.peer.left:
-            self._emit(Note("table", self.seat, "leaves the table; a computer player takes the seat"))
+            self._emit(Note("table", self.seat, "You leave the table; a computer player takes the seat"))
             self.node.leave()
 
     def _on_peer_event(self, event: Any) -> None:
@@ -422,93 +426,41 @@ class NetSession(BaseSession):
         if kind == "applied":
             self.version += 1
             if data.get("ok"):
-                for text in data.get("events", []):
-                    self._emit(_note_from_text(str(text)))
+                for event in data.get("events", []):
+                    self._emit(Note.of(Event.from_dict(event)))
             return
         if kind == "refused":
             self._emit(Note("refused", self.seat, str(data.get("reason") or "refused")))
             return
-        text = _table_words(kind, data)
+        text = _table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
             self.version += 1
             self._emit(Note("table", None, text))
 
 
-def _table_words(kind: str, data: dict[str, Any]) -> str | None:
+def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     """Peer events about the table (not the game) in words; None for the ones not worth telling."""
     seat = data.get("seat")
+    who = speak.who(seat) if isinstance(seat, int) else "a seat"
     words = {
-        "seated": f"you are seated: your seat number is {seat}",
-        "started": "the shuffle is agreed: the match starts",
-        "takeover": f"seat {seat} is silent: a computer player plays it for now",
-        "return": f"seat {seat} is back with its owner",
-        "forfeit": f"seat {seat} goes to a computer player (no seed share)",
-        "left": "the table has your leave: you are out",
-        "resumed": f"resumed the table at entry {data.get('commit')}",
-        "bot_error": f"a computer player failed: {data.get('error')}",
+        "seated": f"You are seated: your seat number is {seat}",
+        "started": "The shuffle is agreed: the match starts",
+        "takeover": f"{who} is silent: a computer player plays for now",
+        "return": f"{who} is back",
+        "forfeit": f"{who} goes to a computer player (no seed share)",
+        "left": "The table has your leave: you are out",
+        "resumed": f"Resumed the table at entry {data.get('commit')}",
+        "bot_error": f"A computer player failed: {data.get('error')}",
     }
     return words.get(kind)
 
 
-def _note_from_text(text: str) -> Note:
-    """A note from an event's text form (``str(Event)``: ``seat 2: plays R7`` or plain words)."""
-    m = _SEAT_EVENT.match(text)
-    if m:
-        return Note(_guess_kind(m.group(2)), int(m.group(1)), m.group(2))
-    return Note(_guess_kind(text), None, text)
-
-
-def _guess_kind(text: str) -> str:
-    for prefix, kind in (("round ", "round_end" if " ends" in text else "round_start"),
-                         ("match over", "match_end"), ("plays", "play"), ("jumps in", "play"),
-                         ("calls SOLO", "call"), ("catches", "catch"), ("draws", "draw"),
-                         ("shows", "show"), ("scouts", "scout")):
-        if text.startswith(prefix):
-            return kind
-    return "event"
-
-
-# --- events in words ------------------------------------------------------------------------------
-
-_YOU_VERBS = {
-    "plays": "play", "jumps": "jump", "draws": "draw", "keeps": "keep", "calls": "call",
-    "catches": "catch", "does": "do", "did": "did", "is": "are", "has": "have", "gives": "give",
-    "gets": "get",
-    "swaps": "swap", "turns": "turn", "shows": "show", "scouts": "scout", "starts": "start",
-    "empties": "empty", "leaves": "leave", "forfeits": "forfeit", "cannot": "cannot",
-}
-_YOU_AFTER = ((" and draws ", " and draw "), (" and calls ", " and call "), (" and wins ", " and win "),
-              (", captures ", ", capture "), (", inserts ", ", insert "), (", pays ", ", pay "),
-              (" and moves again", " and move again"), (" their ", " your "))
-
-
 def words(note: Note, me: int | None, names: Sequence[str]) -> str:
-    """The note as a sentence for this seat: seats by name, ``you`` for its own seat."""
-
-    def name(seat: int, possessive: bool = False) -> str:
-        if seat == me:
-            return "your" if possessive else "you"
-        who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-        label = f"{who} (seat {seat})" if who != f"seat {seat}" else who
-        return label + ("'s" if possessive else "")
-
-    text = re.sub(r"seat (\d+)('s)?", lambda m: name(int(m.group(1)), bool(m.group(2))), note.text)
-    text = text.replace("1 card(s)", "1 card").replace("card(s)", "cards")
-    if note.kind == "pass" and text.startswith("hands pass on"):
-        return "Every hand passes on" + text[len("hands pass on"):]
-    text = text.replace("you, who draws", "you: you draw")
-    text = re.sub(r"\byou (gets|has|is)\b", lambda m: "you " + _YOU_VERBS[m.group(1)], text)
-    if note.seat is None:
-        return text[:1].upper() + text[1:]
-    if text.startswith("nobody beat their set"):
-        return "Nobody beat " + name(note.seat, True) + text[len("nobody beat their"):]
-    if note.seat == me:
-        first, _, rest = text.partition(" ")
-        text = f"{_YOU_VERBS.get(first, first)} {rest}".strip()
-        for old, new in _YOU_AFTER:
-            text = text.replace(old, new)
-        return f"You {text}"
-    return f"{name(note.seat)} {text}"
+    """The note as a sentence for seat ``me``: game events from their fields (``cli.words``),
+    the others as they were said."""
+    if note.kind in ("table", "info", "refused", "clock"):
+        return note.text[:1].upper() + note.text[1:]
+    return Speaker(me, names).event(note.kind, note.seat, note.facts, note.text)
 
 
 _PAST = {"play": "played", "call": "called SOLO", "catch": "caught", "false_catch": "tried a catch",
@@ -518,9 +470,11 @@ _PAST = {"play": "played", "call": "called SOLO", "catch": "caught", "false_catc
 
 
 def past_tense(note: Note) -> str:
-    """What another seat did, in the past tense (for a lost race)."""
-    if note.kind == "play" and note.text.startswith("jumps in"):
+    """What another seat did, in the past tense (for a lost race), from the event's fields."""
+    if note.kind == "play" and note.facts.get("jump"):
         return "jumped in"
+    if note.kind == "keep" and note.facts.get("hand"):
+        return "kept their hand"
     return _PAST.get(note.kind, "moved")
 
 

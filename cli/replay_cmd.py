@@ -60,7 +60,7 @@ def _entries(n: int) -> str:
 
 def tell(events: Sequence[Any], names: Sequence[str]) -> list[str]:
     """Engine events as sentences, seats by name (the client's words, in the third person)."""
-    return [words(Note(e.kind, e.seat, e.text), None, names) for e in events]
+    return [words(Note.of(e), None, names) for e in events]
 
 
 def _account(result: Replay) -> None:

@@ -43,7 +43,7 @@ def test_pilot_a_jump_in_that_lost_its_race_is_told() -> None:
 
 def test_a_refused_jump_in_names_who_was_first() -> None:
     session, c = client(race())
-    session._emit(Note("play", 2, "jumps in with R5"))
+    session._emit(Note("play", 2, "jumps in with R5", {"cards": ["R5"], "jump": True}))
     session._emit(Note("refused", 0, "R5 is not legal now"))
     assert c.message == "too late: cpu 2 jumped in first"
     assert c.log[-1] == "Too late: cpu 2 jumped in first."

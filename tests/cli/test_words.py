@@ -14,10 +14,10 @@ def test_plural() -> None:
 
 
 def test_gifts_and_pass_hands_read_as_english() -> None:
-    one = words(Note("gift", 2, "gives 1 card(s) to seat 0"), 0, NAMES)
+    one = words(Note("gift", 2, "", {"target": 0, "count": 1}), 0, NAMES)
     assert one == "cpu 2 (seat 2) gives 1 card to you"
-    two = words(Note("gift", 0, "gives 2 card(s) to seat 1"), 0, NAMES)
+    two = words(Note("gift", 0, "", {"target": 1, "count": 2}), 0, NAMES)
     assert two == "You give 2 cards to cpu 1 (seat 1)"
     for seat in (0, 2):
-        said = words(Note("pass", seat, "hands pass on to the next player (3 hands)"), 0, NAMES)
+        said = words(Note("pass", seat, "", {"count": 3}), 0, NAMES)
         assert said == "Every hand passes on to the next player (3 hands)"
