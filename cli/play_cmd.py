@@ -106,9 +106,11 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
         assert game is not None
         config = make_config(game, players, edition,
                              **scoring_overrides(game, edition, pool, threshold, rounds))
+        resuming = not no_network and offer_resume(play_home, plain)
         if seed is None:
             seed = secrets.randbelow(2**31)
-        click.echo(f"seed: {seed}", err=True)
+        if not resuming:
+            click.echo(f"seed: {seed}", err=True)
         if no_network:
             from engine.match import Match
 
@@ -116,7 +118,7 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
             digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
                                              bot_delay=bot_delay))
         else:
-            kept = None if offer_resume(play_home, plain) else config
+            kept = None if resuming else config
             digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home))
     if digest:
         click.echo(f"digest: {digest}")
