@@ -33,19 +33,24 @@ SCOUT_UP = "bold #000000 on #f5deb3"
 SCOUT_DOWN = "#6d6d6d on #e0e0e0"
 """... and the other one, small and grey."""
 TOP_MARK = "bold"
+PLAYABLE = "underline"
+"""Added to the style of a hand card that may be played now."""
 
-STYLES = (*SOLO_STYLES.values(), BLACK_STYLE, BLACK_EDGE, *LIGHTNING.values(), SCOUT_UP, SCOUT_DOWN, TOP_MARK)
+STYLES = (*SOLO_STYLES.values(), BLACK_STYLE, BLACK_EDGE, *LIGHTNING.values(), SCOUT_UP, SCOUT_DOWN, TOP_MARK,
+          PLAYABLE)
 
 
-def solo_card(text: str) -> str:
-    """Markup for one SOLO card (``R7``, ``wild``, ``protB``): 2 cells wider than its text."""
+def solo_card(text: str, playable: bool = False) -> str:
+    """Markup for one SOLO card (``R7``, ``wild``, ``protB``): 2 cells wider than its text;
+    ``playable``: underlined (a card you may play now)."""
+    mark = f" {PLAYABLE}" if playable else ""
     if text.startswith("prot"):
         colour = text[4:]
-        return f"[{LIGHTNING.get(colour, BLACK_STYLE)}] ⚡{escape(colour)} [/]"
+        return f"[{LIGHTNING.get(colour, BLACK_STYLE)}{mark}] ⚡{escape(colour)} [/]"
     style = SOLO_STYLES.get(text[:1])
     if style is None:  # wild, wd4, pass
-        return f"[{BLACK_EDGE}]▌[/][{BLACK_STYLE}]{escape(text)}[/][{BLACK_EDGE}]▐[/]"
-    return f"[{style}] {escape(text)} [/]"
+        return f"[{BLACK_EDGE}]▌[/][{BLACK_STYLE}{mark}]{escape(text)}[/][{BLACK_EDGE}]▐[/]"
+    return f"[{style}{mark}] {escape(text)} [/]"
 
 
 def top_card(text: str) -> str:

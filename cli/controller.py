@@ -925,6 +925,12 @@ class Controller:
             return int(solo["seat"])
         return None
 
+    def playable_cards(self) -> set[str]:
+        """The SOLO cards of the hand that some move worth offering plays now (in turn or not)."""
+        from engine.solo.actions import Play
+
+        return {c.text for a in self.actions() if isinstance(a, Play) for c in a.cards}
+
     def turn_moves(self) -> list[Any]:
         """The moves the game waits for from this seat (empty when it is not waiting for it)."""
         if not self.waiting_for_me():

@@ -204,7 +204,8 @@ class TableApp(App[str | None]):
             return
         hand = obs["hand"]
         if obs["game"] == "solo":
-            widget.update(" ".join(solo_card(t) for t in hand) or "(empty)")
+            playable = self.controller.playable_cards()
+            widget.update(" ".join(solo_card(t, t in playable) for t in hand) or "(empty)")
             return
         cards = " ".join(scout_card(t) for t in hand)
         index = " ".join(f"{i:^5}" for i in range(len(hand)))

@@ -73,6 +73,9 @@ def test_solo_hand_cards_have_their_colours_and_black_cards_are_distinct() -> No
     for text in ("R7", "Y4", "wild"):  # the letters stand out from the card
         style = style_of(hand, text)
         assert rgb(style.color) != rgb(style.bgcolor) and style.bold
+    # on R5, R7 and the wild may be played now: they are underlined, the others not
+    assert [bool(style_of(hand, t).underline) for t in ("R7", "G3", "B2", "Y4", "wild")] \
+        == [True, False, False, False, True]
 
 
 def test_the_top_card_and_the_colour_in_force_are_unmistakable() -> None:
