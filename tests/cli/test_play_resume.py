@@ -112,3 +112,53 @@ def test_match_length_options_are_checked(capsys: pytest.CaptureFixture[str], ar
         main(["play", *args, "--plain"])
     assert done.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Path) -> None:
+    """What ``play --resume`` runs: a peer resumed from the kept store, in the Textual table;
+    the hand is the one kept, and a move chosen goes to the table."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from textual.widgets import OptionList, Static
+
+    from cli.controller import Controller, NetSession
+    from cli.tui import TableApp
+    from p2p.identity import Identity
+    from p2p.peer import Peer, Timeouts
+    from p2p.store import FileStore
+
+    me, store = Identity.generate(), tmp_path / "table.log"
+    first = Peer.host(me, FileStore(store), SoloConfig.preset("classic", 3), "you", 2, now=0.0,
+                      seed=b"x" * 32, bots="heuristic", timeouts=Timeouts(bot_delay=0.1))
+    now = 0.0
+    for _ in range(2000):  # the seed agreement and the computer players, until it is our turn
+        if first.table.match is not None and first.table.match.to_move() == 0:
+            break
+        out = first.timer(now)
+        now = out.deadline if out.deadline is not None else now + 0.05
+    kept = first.table.match
+    assert kept is not None and kept.to_move() == 0
+    resumed = Peer.resume(me, FileStore(store), now=now, seed=b"y" * 32, bots="heuristic",
+                          timeouts=Timeouts(bot_delay=0.1))
+    proposed: list[str] = []
+    session = NetSession(SimpleNamespace(on_event=None, propose=proposed.append), resumed)
+    app = TableApp(Controller(session), bot_delay=None)
+    seen: dict[str, str] = {}
+
+    async def main_() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            seen["hand"] = str(app.query_one("#hand", Static).render())
+            seen["status"] = str(app.query_one("#status", Static).render())
+            moves = app.query_one("#moves", OptionList)
+            moves.highlighted = moves.get_option_index("draw")
+            await pilot.press("enter")
+            await pilot.pause()
+
+    asyncio.run(main_())
+    assert resumed.table.match is not None and resumed.table.match.digest() == kept.digest()
+    shown = seen["hand"].replace("▌", " ").replace("▐", " ").split()  # black cards have edges
+    assert shown == list(kept.observation(0)["hand"])
+    assert "Your turn" in seen["status"]
+    assert proposed == ["draw"]
