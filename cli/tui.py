@@ -7,17 +7,21 @@ messages); the moves you may make now (a list; choosing one asks for the Wild's 
 target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
 point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
-flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``).
+flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``). ``?``/F1
+(and the command palette) open the rules of the game and the keys (``cli/help_screen.py``).
+Before the match, the table panel is the lobby: the table's name, how others join, the seats.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from rich.markup import escape
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
@@ -295,6 +299,13 @@ class TableApp(App[str | None]):
     def action_cancel_move(self) -> None:
         self.controller.cancel()
         self.refresh_view()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette: the rules and keys, a hint, then Textual's own entries."""
+        yield SystemCommand("Rules and keys", "The rules of the game being played, and the keys (? or F1)",
+                            self.action_rules)
+        yield SystemCommand("Hint", "What the search would do now (h)", self.action_hint)
+        yield from super().get_system_commands(screen)
 
     def action_rules(self) -> None:
         """Open the rules of the game being played and the keys (Esc goes back)."""

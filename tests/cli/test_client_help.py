@@ -96,3 +96,17 @@ def test_the_rule_books_are_in_the_repository_and_nothing_points_outside_it() ->
     assert "`voluntary_pass`" in (REPO / "docs" / "rules-scout.md").read_text(encoding="utf-8")
     for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
         assert not re.search(r"\.\./shared|/work/", doc.read_text(encoding="utf-8")), doc
+
+
+def test_the_command_palette_offers_the_rules() -> None:
+    app = TableApp(Controller(LocalSession(solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]), 0,
+                                           "heuristic")), bot_delay=None)
+    titles: list[str] = []
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            titles.extend(c.title for c in app.get_system_commands(app.screen))
+
+    asyncio.run(main())
+    assert titles[:2] == ["Rules and keys", "Hint"] and len(titles) > 2
