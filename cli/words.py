@@ -44,7 +44,7 @@ class Speaker:
         """One engine event (its kind, seat and facts) as a sentence."""
         make = getattr(self, "_" + kind, None)
         if make is None or (not facts and kind not in _BARE):
-            return self._other(seat, text)
+            return self.fallback(seat, text)
         return str(make(seat, facts))
 
     # --- SOLO ---
@@ -173,10 +173,14 @@ class Speaker:
         won = " and ".join(self.who(s) for s in f["winners"])
         return f"The match is over, won by {won}"
 
-    def _other(self, seat: int | None, text: str) -> str:
+    def _forfeit(self, seat: int | None, f: Mapping[str, Any]) -> str:
+        what = "the seat to a computer player"
+        return self.says(seat, f"forfeit {what}", f"forfeits {what}")
+
+    def fallback(self, seat: int | None, text: str) -> str:
         """An event this client has no words for: the engine's own, after its seat's name."""
         return text[:1].upper() + text[1:] if seat is None else f"{self.who(seat)}: {text}"
 
 
-_BARE = {"call", "keep", "skipped", "decline", "out", "start"}
+_BARE = {"call", "keep", "skipped", "decline", "out", "start", "forfeit"}
 """Event kinds that carry no facts (who did it says it all)."""
