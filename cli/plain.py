@@ -50,6 +50,7 @@ class PlainClient:
         self.done = False
         self.held: deque[str | None] = deque()
         self.echo = echo
+        self._told_held: str | None = None
         """Print each input line as it is used (input piped from a script, not typed)."""
 
     # --- output ---------------------------------------------------------------------------------
@@ -238,6 +239,10 @@ class PlainClient:
         while self.held and not self.done:
             self.poll()
             if not self.ready(self.held[0]):
+                first = self.held[0]
+                if not self.echo and first is not None and self._told_held is not first:
+                    self._told_held = first  # typed ahead: say it waits (a script's lines just wait)
+                    self.say(f"(held until your seat may act: {first.strip()})")
                 return
             line = self.held.popleft()
             if self.echo and line is not None:

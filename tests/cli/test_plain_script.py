@@ -42,3 +42,29 @@ def test_a_piped_script_plays_its_lines_as_its_turns_come(tmp_path: Path, networ
     assert out.index("You are skipped") < out.index("draw")
     assert "hand: G3 G5 G7 B4 B8 Y3 Yskip wd4" in out  # the deal of --seed 7, with or without network
     assert out[-1].startswith("You leave the table") or out[-2].startswith("You leave the table")
+
+
+def test_a_line_typed_ahead_is_held_and_said_so() -> None:
+    """Typed (not piped): an action that cannot be made yet waits for the seat's turn, and the
+    player is told it waits; then it is played."""
+    import asyncio
+    import io
+
+    from cli.controller import Controller, LocalSession
+    from cli.plain import PlainClient
+    from tests.cli.test_client_controller import solo_match
+
+    session = LocalSession(solo_match(["R7 G3", "R1 G1", "R2 B1", "R3 Y1"], turn=1), 0, "heuristic")
+    out = io.StringIO()
+    client = PlainClient(Controller(session), out, io.StringIO(), bot_delay=0.0)
+
+    async def main() -> None:
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        for line in ("R7", None):
+            lines.put_nowait(line)
+        await asyncio.wait_for(client.run(lines, tick=0.01), 30)
+
+    asyncio.run(main())
+    said = out.getvalue().splitlines()
+    assert "(held until your seat may act: R7)" in said
+    assert said.index("(held until your seat may act: R7)") < said.index("You play R7")
