@@ -91,3 +91,17 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"cardtable {version('cardtable')}\n"
+
+
+def test_shell_completion_as_the_readme_says() -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "COMP_WORDS": "cardtable ga", "COMP_CWORD": "1",
+           "_CARDTABLE_COMPLETE": "bash_complete"}
+    done = subprocess.run([sys.executable, "-c", "from cli.main import main; main()"], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["plain,games"]
+    assert '_CARDTABLE_COMPLETE=bash_source cardtable' in (root / "README.md").read_text(encoding="utf-8")
