@@ -204,7 +204,9 @@ class PlainClient:
                 return
         problem = c.submit(text)
         if problem:
-            self.problem(problem)
+            race = c.race_options()
+            offered = {str(a) for a in [*race.jump, *race.catch, *race.protect, race.call, race.decline] if a}
+            self.problem(c.lost_race(problem) if text in offered else problem)
 
     # --- running --------------------------------------------------------------------------------
     async def run(self, lines: asyncio.Queue[str | None], *, linger: float = 0.0, tick: float = 0.1) -> None:

@@ -107,3 +107,21 @@ def test_play_takes_a_forget_rate_and_rejects_a_bad_one(capsys: pytest.CaptureFi
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert "--forget-calls" in err and "Traceback" not in err
+
+
+def test_plain_a_typed_jump_in_that_lost_its_race_is_told() -> None:
+    import io
+
+    from cli.plain import PlainClient
+
+    session, c = client(race())
+    out, err = io.StringIO(), io.StringIO()
+    p = PlainClient(c, out, err, bot_delay=None)
+    p.poll()
+    assert "you may (seat 0): jump in R5" in out.getvalue()
+    c.options()  # what the prompt showed
+    assert session.step()  # cpu 1 plays R7 first
+    p.feed("R5")
+    assert err.getvalue().splitlines()[-1] == "cardtable: too late: cpu 1 played first"
+    p.feed("G3")  # not a chance that was offered: the rules' reason, not a race
+    assert "too late" not in err.getvalue().splitlines()[-1]
