@@ -1076,9 +1076,9 @@ class Controller:
         if obs["game"] == "scout":
             rule = f"highest total wins after {cfg['players']} rounds"
         elif lowest:
-            rule = f"penalty points: lowest total wins; the match ends at {cfg['threshold']}"
+            rule = f"penalty points: lowest total wins, ends at {cfg['threshold']}"
         else:
-            rule = f"pools of {cfg['pool']}: hands are taken off; highest pool wins when one drops below 0"
+            rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
         if cfg.get("rounds"):
             rule += f" (or after {cfg['rounds']} rounds)"
         best = min(totals) if lowest else max(totals)
