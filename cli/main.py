@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from cli.games_cmd import games
 from cli.match_cmd import match
 from cli.net_cmds import host, join, tables
 from cli.play_cmd import play
@@ -14,6 +15,7 @@ from cli.tournament_cmd import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cardtable", prog_name="cardtable", message="%(prog)s %(version)s")
 def cli() -> None:
     """SOLO and SCOUT on a LAN with no server, and headless matches between bots."""
 
@@ -25,6 +27,7 @@ cli.add_command(host)
 cli.add_command(join)
 cli.add_command(play)
 cli.add_command(tournament)
+cli.add_command(games)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,6 +27,7 @@ from cli.options import (
     resume_option,
     seed_option,
 )
+from cli.words import plural
 from engine.errors import ParseError
 
 EXAMPLES = """
@@ -225,7 +226,8 @@ def summary_table(report: dict[str, Any]) -> str:
     summary = report["summary"]
     partial = " (interrupted)" if report.get("interrupted") else ""
     w = max([16, *(len(row["bot"]) for row in summary["bots"])])
-    lines = [f"{report['game'].upper()} · {summary['games']} games · seed {report['seed']}{partial}",
+    games = plural(summary["games"], "game")
+    lines = [f"{report['game'].upper()} · {games} · seed {report['seed']}{partial}",
              f"{'bot':<{w}} {'seat-games':>10} {'win %':>7} {'95% interval':>15} {'mean score':>11} "
              f"{'95% interval':>17} {'ms/move':>8} {'cpu ms':>8}"]
     for row in summary["bots"]:

@@ -23,6 +23,7 @@ from cli.options import (
     resume_option,
     seed_option,
 )
+from cli.words import plural
 
 EXAMPLES = """
 \b
@@ -103,7 +104,7 @@ def rating_table(report: dict[str, Any]) -> str:
     w = max([12, *(len(r["bot"]) for r in summary["ratings"])])
     partial = " (interrupted)" if report.get("interrupted") else ""
     tables = f"{report['tables']} table{'s' if report['tables'] != 1 else ''}"
-    lines = [f"{report['game'].upper()} tournament · {tables} · {summary['games']} games · "
+    lines = [f"{report['game'].upper()} tournament · {tables} · {plural(summary['games'], 'game')} · "
              f"seed {report['seed']}{partial}",
              f"{'rank':>4} {'bot':<{w}} {'rating':>7} {'± 3σ':>6} {'games':>6} {'win %':>7} "
              f"{'95% interval':>15} {'vs field':>9} {'ms/move':>8}"]

@@ -400,9 +400,9 @@ class State:
         if flip:
             self.hands[seat] = [c.turned() for c in reversed(self.hands[seat])]
             self.known[seat].reverse()
-            events = [Event("flip", seat, "turns their whole hand around")]
+            events = [Event("flip", seat, "turns their whole hand around", hand=True)]
         else:
-            events = [Event("keep", seat, "keeps their hand as dealt")]
+            events = [Event("keep", seat, "keeps their hand as dealt", hand=True)]
         if all(f is not None for f in self.flipped):
             self.phase = "play"
             self.turn = self.start
@@ -421,11 +421,13 @@ class State:
         text = f"shows {describe_show(cards)}"
         if beaten:
             text += f", captures {len(beaten)} card{'s' if len(beaten) != 1 else ''}"
-        events = [Event("show", seat, text)]
+        s = strength([c.up for c in cards])
+        shape = "single" if s is None or s[0] == 1 else "set" if s[1] else "run"
+        events = [Event("show", seat, text, cards=[str(c) for c in cards], shape=shape, count=len(beaten))]
         if not hand:
             self.phase = "over"
             self.turn = None
-            events.append(Event("end", seat, "empties their hand: the round is over"))
+            events.append(Event("end", seat, "empties their hand: the round is over", spared=False))
             return events
         return events + self._pass_turn(seat)
 
@@ -447,7 +449,9 @@ class State:
         if not self.active:
             self.owner = None
             text += "; the table is empty"
-        return Event("scout", seat, text)
+        return Event("scout", seat, text, cards=[str(card)], end=scout.end, pos=scout.pos, target=owner,
+                     chips=self.chips[seat] if self.players == 2 else None, both=bool(how),
+                     empty=not self.active)
 
     def _pass_turn(self, seat: int) -> list[Event]:
         """Move the turn on after ``seat``'s turn, ending the round if nobody beat the set."""
@@ -464,7 +468,7 @@ class State:
         self.phase = "over"
         self.turn = None
         self.exempt = owner
-        return Event("end", owner, "nobody beat their set: the round is over, no hand penalty")
+        return Event("end", owner, "nobody beat their set: the round is over, no hand penalty", spared=True)
 
     # --- plain data -------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:

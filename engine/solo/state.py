@@ -275,7 +275,7 @@ class State:
             return
         if self.config.call == "with_play" and not self.solo_called:
             got = self._take(s, SOLO_PENALTY)
-            events.append(Event("penalty", s, f"did not call SOLO and draws {len(got)}"))
+            events.append(Event("penalty", s, f"did not call SOLO and draws {len(got)}", count=len(got)))
         self.solo_seat = None
         self.solo_called = False
 
@@ -287,25 +287,28 @@ class State:
         if self.solo_seat == target and not self.solo_called:
             got = self._take(target, SOLO_PENALTY)
             self.solo_seat = None
-            events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}"))
+            events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}", target=target,
+                                count=len(got)))
             return
         got = self._take(seat, self.config.false_catch_penalty)
-        events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}"))
+        events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}",
+                            target=target, count=len(got)))
 
     def _draw_action(self, seat: int, events: list[Event]) -> None:
         if self.penalty:
             got = self._take(seat, self.penalty)
-            events.append(Event("draw", seat, f"draws {len(got)} as a penalty of {self.penalty}"))
+            events.append(Event("draw", seat, f"draws {len(got)} as a penalty of {self.penalty}",
+                                count=len(got), penalty=self.penalty))
             self.penalty = 0
             self.penalty_kind = None
             return
         got = self._take(seat, 1)
         if not got:
-            events.append(Event("draw", seat, "cannot draw: no cards left"))
+            events.append(Event("draw", seat, "cannot draw: no cards left", count=0))
             self._end_turn(seat)
             return
         card = got[0]
-        events.append(Event("draw", seat, "draws a card"))
+        events.append(Event("draw", seat, "draws a card", count=1))
         if self.fits(card):
             self.drawn = card
         else:
@@ -340,7 +343,8 @@ class State:
         top = play.top
         self.jump = not top.black
         verb = "jumps in with" if jumping else "plays"
-        events.append(Event("play", seat, f"{verb} {_describe(play)}"))
+        events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=[c.text for c in play.cards],
+                            colour=play.colour, target=play.target, call=play.call, jump=jumping))
         if not self.hands[seat]:
             self._win(seat, events)
             return
@@ -349,7 +353,7 @@ class State:
             self._protect(seat, top, react, events)
             return
         if protecting:
-            events.append(Event("protect", seat, "is protected from the Skip"))
+            events.append(Event("protect", seat, "is protected from the Skip", against="skip"))
         self.react = None
         self._effect(seat, play, events)
 
@@ -418,7 +422,8 @@ class State:
         self.colour = card.colour
         react.pending.remove(seat)
         react.protected.append(seat)
-        events.append(Event("protect", seat, f"is protected from the {_KIND_NAMES[react.kind]}"))
+        events.append(Event("protect", seat, f"is protected from the {_KIND_NAMES[react.kind]}",
+                            against=react.kind))
         if react.kind == "pass":
             if not react.pending:
                 self._resolve(events)
@@ -447,12 +452,13 @@ class State:
         if react.kind == "swap":
             assert target is not None
             self._swap(by, target)
-            events.append(Event("swap", by, f"swaps hands with seat {target}"))
+            events.append(Event("swap", by, f"swaps hands with seat {target}", target=target))
             self.turn = target
         elif react.kind == "gift":
             assert target is not None
             self._give(by, target, react.gift)
-            events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}"))
+            events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}",
+                                target=target, count=len(react.gift)))
             self.turn = self.next_seat(by)
             if not self.hands[by]:
                 self._win(by, events)
@@ -460,7 +466,8 @@ class State:
             ring = [s for s in self._order_from(by) if s not in react.protected]
             self._pass(by, ring)
             if len(ring) >= 2:
-                events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)"))
+                events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)",
+                                    count=len(ring)))
             self.turn = self.next_seat(by)
 
     def _swap(self, a: int, b: int) -> None:
