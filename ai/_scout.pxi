@@ -483,8 +483,6 @@ cdef inline void scout__scout(ScoutState* s, int seat, int end, int value, int p
         s.chips[seat] -= 1
     elif owner >= 0:
         s.chips[owner] += 1
-    if s.active_len == 0:
-        s.owner = -1
 
 
 cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) noexcept nogil:

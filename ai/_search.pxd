@@ -191,7 +191,7 @@ ctypedef struct ScoutState:
     int8_t start
     int8_t phase                           # SCOUT_PHASE_*
     int8_t turn                            # the seat to play in the play phase, else -1
-    int8_t owner                           # owner of the active set, -1 when the table is empty
+    int8_t owner                           # who showed the active set (kept when scouted empty), -1 before any show
     int8_t exempt                          # the seat exempt from the hand penalty, or -1
 
 

@@ -12,8 +12,8 @@ Rulings beyond RULES.md, all kept here:
   sets the first 22 aside. ``set_aside`` always holds the in-play cards that are not in this round.
 * A one-card active set is scouted from the left end only (no duplicate actions).
 * 3-5 players: the round also ends when the turn would pass to the active set's owner (everyone
-  else has only scouted since their show). If scouting empties the set, the table is empty, there
-  is no owner and the round goes on.
+  else has only scouted since their show). A set scouted empty keeps its owner (RULES.md 2.6.1):
+  the table is empty, and the round still ends when the turn would come back to that owner.
 * 2 players: whenever the seat to move can neither show (nothing beats the set) nor scout (no
   chips), the round ends and the active set's owner takes no hand penalty. RULES.md 2.7.4 names the
   case right after a show; the same rule covers a seat stuck after its own scout.
@@ -184,7 +184,7 @@ class State:
     hands: list[list[Card]]
     known: list[list[bool]]  # per hand position: is this card public (it was scouted)?
     active: list[Card]
-    owner: int | None
+    owner: int | None  # who showed the active set last; kept when it is scouted empty (2.6.1)
     captured: list[list[Card]]
     chips: list[int]
     scout_show: list[bool]
@@ -445,7 +445,6 @@ class State:
             self.chips[owner] += 1
             text += f"; seat {owner} gets a Scout chip"
         if not self.active:
-            self.owner = None
             text += "; the table is empty"
         return Event("scout", seat, text)
 
@@ -607,8 +606,8 @@ def _load(data: Any) -> State:
     if active and strength([c.up for c in active]) is None:
         raise _fail("the active set is neither a set nor a run")
     owner = _seat_or_none(data["owner"], "owner", n)
-    if (owner is None) != (not active):
-        raise _fail("the active set has an owner exactly when it is not empty")
+    if active and owner is None:
+        raise _fail("an active set has an owner")
     captured = [_cards(c, "captured") for c in _list(data["captured"], "captured", n)]
     max_chips = TWO_PLAYER_CHIPS if n == 2 else None
     chips = [_int(c, "chips", 0, max_chips) for c in _list(data["chips"], "chips", n)]

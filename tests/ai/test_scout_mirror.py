@@ -146,7 +146,8 @@ def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
     for c in cards:
         captured[rng.randrange(players)].append(f"{min(c)}/{max(c)}")
     turn = rng.randrange(players)
-    owner = None if not active else rng.choice([s for s in range(players) if s != turn])
+    # an empty table may still have an owner: a set scouted empty keeps it (RULES.md 2.6.1)
+    owner = None if not active and rng.random() < 0.5 else rng.choice([s for s in range(players) if s != turn])
     return {
         "config": {"game": "scout", "players": players},
         "seed": "00ff",
@@ -175,6 +176,24 @@ def test_odd_positions_match_the_engine(players: int) -> None:
         biggest = max(biggest, max(len(h) for h in state.hands))
         play_side_by_side(state, rng, max_steps=25)
     assert biggest >= (18 if players == 2 else 30)  # 2 players deal only 22 cards a round
+
+
+def test_a_set_scouted_empty_still_ends_the_round_rule_2_6_1() -> None:
+    """The position of RULES.md 2.6.1 in the mirror: 5-6 shown, scouted from both ends."""
+    state = State.from_snapshot({
+        "config": {"game": "scout", "players": 3}, "seed": "", "round": 0, "phase": "play",
+        "turn": 0, "flipped": [False] * 3, "hands": [["5/1", "6/2", "3/4"], ["2/7", "3/8"], ["9/8", "4/9"]],
+        "known": [[False] * 3, [False] * 2, [False] * 2], "active": [], "owner": None,
+        "captured": [[], [], []], "chips": [0, 0, 0], "scout_show": [True] * 3, "set_aside": [],
+        "exempt": None,
+    })
+    mirror = ScoutMirror.from_snapshot(state.snapshot())
+    for seat, text in [(0, "show:0-1"), (1, "scout:L:5@0"), (2, "scout:L:6@0")]:
+        state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == state.snapshot()
+    assert mirror.is_over() and mirror.snapshot()["exempt"] == 0
+    assert mirror.points() == [2.0, -3.0, -3.0]
 
 
 def test_illegal_and_malformed_actions_raise_and_change_nothing() -> None:
