@@ -750,18 +750,24 @@ cdef inline void solo_protect(SoloState* s, int seat, int top) noexcept nogil:
     s.turn = solo_next(s, by, 1)
 
 
+cdef inline void solo_judge_call(SoloState* s, int seat, bint due, bint call) noexcept nogil:
+    """Engine _judge_call: own later plays never close the seat's window nor make up a miss."""
+    if s.solo_seat == seat:
+        if s.solo_called and due:
+            s.solo_called = call
+        return
+    if due:
+        s.solo_seat = seat
+        s.solo_called = call
+
+
 cdef inline void solo_open_solo_window(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
     cdef int size = s.hsize[seat], rank = solo_frank[a.cards[0]]
     cdef unsigned long long m = solo_mask_less(s, seat, a.gift[0] if a.ngift > 0 else -1,
                                                a.gift[1] if a.ngift > 1 else -1, -1)
     size -= a.ngift
-    if a.call or (rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS and size > 0
-                  and solo_needs_call_mask(m, size, s.opt_multiples)):
-        s.solo_seat = seat
-        s.solo_called = a.call
-    elif s.solo_seat == seat:
-        s.solo_seat = -1
-        s.solo_called = 0
+    solo_judge_call(s, seat, rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS and size > 0
+                    and solo_needs_call_mask(m, size, s.opt_multiples), a.call)
 
 
 cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexcept nogil:

@@ -357,12 +357,22 @@ class State:
         rest = list(self.hands[seat])
         for c in play.gift:
             rest.remove(c)
-        if play.call or (play.card.rank not in ("swap", "pass") and rest and self.needs_call(rest)):
+        due = play.card.rank not in ("swap", "pass") and bool(rest) and self.needs_call(rest)
+        self._judge_call(seat, due, play.call)
+
+    def _judge_call(self, seat: int, due: bool, call: bool) -> None:
+        """``seat``'s play left a hand that needs a call (``due``), made or not (``call``).
+
+        A seat's own later plays never close its own window and never make up a missed call,
+        with the call or without (RULES.md 1.8.6, 1.8.15): only a late call does (``solo``).
+        """
+        if self.solo_seat == seat:
+            if self.solo_called and due:
+                self.solo_called = call
+            return
+        if due:
             self.solo_seat = seat
-            self.solo_called = play.call
-        elif self.solo_seat == seat:
-            self.solo_seat = None
-            self.solo_called = False
+            self.solo_called = call
 
     def _effect(self, seat: int, play: Play, events: list[Event]) -> None:
         card = play.top

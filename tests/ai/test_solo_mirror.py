@@ -380,3 +380,37 @@ def test_odd_positions_and_every_move_from_them() -> None:
                 assert mine.snapshot() == engine_snapshot(after), f"{snap} {seat} {action}"
                 check_same(mine, after, f"{snap} {seat} {action}")
         assert mirror.copy().rollout_checked(len(snap["draw"])) < 100000
+
+
+def scripted(config: Config, hands: list[str], top: str, script: list[tuple[int, str]],
+             draw: str = "G1 G2 G3 G4 G6 G7 G8 G9", **more: Any) -> tuple[State, SoloMirror]:
+    """Play ``script`` from a made-up position in the engine and the mirror side by side."""
+    snap: dict[str, Any] = {"game": "solo", "config": config.to_dict(), "seed": "", "round": 0,
+                            "hands": [h.split() for h in hands], "draw": draw.split(),
+                            "discard": top.split(), "turn": 0, "jump": True, "laid_by": None, **more}
+    state = State.from_snapshot(snap)
+    mirror = SoloMirror.from_snapshot(state.snapshot())
+    for seat, text in script:
+        check_same(mirror, state, f"before {seat} {text}")
+        state.apply(seat, parse_action(text))
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"after {seat} {text}"
+    check_same(mirror, state, "end")
+    return state, mirror
+
+
+MISSED_CALLS = [
+    ("window", "Rrev R5 G5 B5", [(0, "Rrev"), (0, "R5"), (1, "catch:0")], 4),
+    ("window", "Rrev R5 G5 B5 Y5", [(0, "Rrev"), (0, "R5!"), (1, "catch:0")], 5),
+    ("window", "Rrev R5 G5 B5 Y5", [(0, "Rrev!"), (0, "R5"), (1, "catch:0")], 5),
+    ("with_play", "Rrev R5 G5 B5", [(0, "Rrev"), (0, "R5"), (1, "draw")], 4),
+]
+
+
+@pytest.mark.parametrize(("call", "hand0", "script", "size0"), MISSED_CALLS)
+def test_own_later_play_keeps_a_missed_call_rule_1_8_15(call: str, hand0: str,
+                                                       script: list[tuple[int, str]], size0: int) -> None:
+    """RULES.md 1.8.6, 1.8.15 in the mirror: the issue's 2-player anniversary position."""
+    state, mirror = scripted(Config.preset("anniversary", 2, call=call), [hand0, "Y1 Y2 Y3 Y4"], "R3",
+                             script)
+    assert len(state.hands[0]) == size0

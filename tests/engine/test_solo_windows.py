@@ -641,3 +641,54 @@ def test_in_a_gift_or_swap_window_even_an_identical_card_cannot_jump_in() -> Non
     assert state.react is not None and state.jump is True
     assert moves(state, 1) == set()
     refused(state, 1, "Rswap:3", "waiting for seat 2")
+
+
+# --- 1.8.6 / 1.8.15: a seat's own later plays never close nor make up its missed call -------
+def anniversary_two(hands: list[str], **options: Any) -> State:
+    """The issue's 2-player anniversary position: top R3, seat 0 to play."""
+    return position("anniversary", hands, discard="R3", draw="G1 G2 G3 G4 G6 G7 G8 G9",
+                    options=options)
+
+
+def test_own_later_play_does_not_close_a_missed_call_rule_1_8_15() -> None:
+    """RULES.md 1.8.6, 1.8.15: Rrev leaves 5-5-5 (one play could empty it), no call; the
+    Reverse lets seat 0 play again, and its R5 leaves a hand that needs no call. The miss
+    stands: seat 1's catch is genuine and seat 0 draws 2."""
+    state = anniversary_two(["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev")
+    assert (state.solo_seat, state.solo_called, state.turn) == (0, False, 0)
+    act(state, 0, "R5")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 1, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("G5 B5 G9 G8") and hand(state, 1) == cards("Y1 Y2 Y3 Y4")
+
+
+def test_own_later_play_with_the_call_does_not_make_up_a_miss_rule_1_8_15() -> None:
+    """RULES.md 1.8.15, "with solo or without": the R5! that leaves 5-5-5 is a due call made,
+    yet the earlier miss stands until a late call or another seat's action."""
+    state = anniversary_two(["Rrev R5 G5 B5 Y5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev")
+    act(state, 0, "R5!")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert "solo" in legal(state, 0)  # the late call is what makes it up
+    act(state, 0, "solo")
+    assert act(state, 1, "catch:0") == ["false_catch"]
+
+
+def test_a_new_due_call_after_a_made_one_can_be_missed_rule_1_8_15() -> None:
+    """A called window stays open over the seat's own plays; a later play that needs a call
+    again and is played without one is a miss."""
+    state = anniversary_two(["Rrev R5 G5 B5 Y5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev!")
+    act(state, 0, "R5")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 1, "catch:0") == ["catch"]
+
+
+def test_own_later_play_keeps_the_with_play_penalty_rule_1_8_15() -> None:
+    """The same position in call-with-play mode: the 2 cards are drawn just before seat 1 acts."""
+    state = anniversary_two(["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"], call="with_play")
+    act(state, 0, "Rrev")
+    act(state, 0, "R5")
+    assert act(state, 1, "draw") == ["penalty", "draw"]
+    assert hand(state, 0) == cards("G5 B5 G9 G8")
