@@ -92,6 +92,7 @@ ctypedef struct SoloState:
     unsigned char react_pending[SOLO_MAX_SEATS]     # in order; to_move is the first
     unsigned char react_nprotected
     unsigned char react_protected[SOLO_MAX_SEATS]
+    unsigned char react_call    # the Gift / Swap / Pass hands was played with "!" (judged when settled)
     # the rule set (engine Config) as far as the round needs it
     unsigned char opt_gifts
     unsigned char opt_protection

@@ -414,3 +414,26 @@ def test_own_later_play_keeps_a_missed_call_rule_1_8_15(call: str, hand0: str,
     state, mirror = scripted(Config.preset("anniversary", 2, call=call), [hand0, "Y1 Y2 Y3 Y4"], "R3",
                              script)
     assert len(state.hands[0]) == size0
+
+
+ANNIVERSARY4 = Config.preset("anniversary", 4)
+CLASSIC_GP = Config.preset("classic", 4, gifts=True, protection=True)
+SETTLED_CALLS = [
+    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], [(0, "Rswap:2!"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], [(0, "Rswap:2"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "B5 B6", "Y4 G8"], [(0, "Rswap:2!"), (3, "catch:0")]),
+    (CLASSIC_GP, ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R1,G2"), (1, "protY"), (1, "Y1")]),
+    (CLASSIC_GP, ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R1,G2"), (1, "decline"), (1, "R1")]),
+    (ANNIVERSARY4, ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R5!"), (1, "protR"), (2, "catch:0")]),
+    (ANNIVERSARY4, ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R5"), (1, "protR"), (2, "catch:0")]),
+    (Config.preset("anniversary", 3), ["pass G1", "protR Y1 Y2", "protB Y3 Y4"],
+     [(0, "pass!"), (1, "protR"), (2, "protB"), (1, "catch:0")]),
+    (CLASSIC_GP, ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:G1"), (1, "protR"), (1, "draw"), (2, "draw")]),
+]
+
+
+@pytest.mark.parametrize(("config", "hands", "script"), SETTLED_CALLS)
+def test_calls_on_plays_a_protection_may_cancel_rule_1_8_14(config: Config, hands: list[str],
+                                                            script: list[tuple[int, str]]) -> None:
+    """RULES.md 1.8.14 in the mirror: the positions of tests/engine/test_solo_windows.py."""
+    scripted(config, hands, "R3", script, draw="B7 B8 B9 B9 G5 G6 G7 G8", turn=0)
