@@ -717,7 +717,8 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
 
     The dealer is seat ``round_no % n``; cards are dealt one at a time from the top of
     the shuffled deck, starting left of the dealer; then cards are turned from the draw
-    pile until a number card is on top; the seat left of the dealer starts.
+    pile until a number card is on top (or the pile runs out); the seat left of the dealer
+    starts.
     """
     state = State(config, seed, round_no)
     n = config.players
@@ -733,7 +734,9 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
     state.turn = (dealer + 1) % n
     if state.top.number:
         state.colour = state.top.colour
-        state.jump = True
+    # The jump-in window opens on the card left on top, also when the draw pile ran out before
+    # a number card turned up (RULES.md 1.8.1, 1.8.16); any card fits then (1.8.11).
+    state.jump = not state.top.black
     return state
 
 

@@ -437,3 +437,22 @@ def test_calls_on_plays_a_protection_may_cancel_rule_1_8_14(config: Config, hand
                                                             script: list[tuple[int, str]]) -> None:
     """RULES.md 1.8.14 in the mirror: the positions of tests/engine/test_solo_windows.py."""
     scripted(config, hands, "R3", script, draw="B7 B8 B9 B9 G5 G6 G7 G8", turn=0)
+
+
+def test_the_jump_in_window_at_a_setup_without_a_number_card_rule_1_8_16(monkeypatch: Any) -> None:
+    """RULES.md 1.8.16: the setup ran out of cards; the mirror offers the same jump-ins."""
+    only_actions = [parse_card(t) for t in
+                    "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
+    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    jumps = 0
+    for i in range(40):
+        state = new_round(Config.preset("classic", 2), b"jump%d" % i, 0)
+        mirror = SoloMirror.from_snapshot(state.snapshot())
+        check_same(mirror, state, f"seed jump{i}")
+        if state.top in state.hands[0]:
+            jumps += 1
+            text = next(str(a) for a in state.legal_actions(0) if str(a).split(":")[0] == state.top.text)
+            state.apply(0, parse_action(text))
+            mirror.apply(0, text)
+            assert mirror.snapshot() == engine_snapshot(state)
+    assert jumps > 0
