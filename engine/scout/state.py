@@ -17,6 +17,9 @@ Rulings beyond RULES.md, all kept here:
 * 2 players: whenever the seat to move can neither show (nothing beats the set) nor scout (no
   chips), the round ends and the active set's owner takes no hand penalty. RULES.md 2.7.4 names the
   case right after a show; the same rule covers a seat stuck after its own scout.
+* 2 players with ``voluntary_pass``: ``pass`` is legal on every turn of the play phase (also
+  on an empty table, and after the player's own scout); the round ends and the active set's
+  owner (the player of the last show, if any) takes no hand penalty.
 * ``chips`` counts the Scout chips each seat has received (3-5 players) or still holds
   (2 players, 3 at the start of each round); either way each is worth 1 point at round end.
 """
@@ -32,7 +35,7 @@ from engine.game import Event
 from engine.match import snapshot_digest
 from engine.shuffle import Stream
 
-from .actions import FLIP, KEEP, Action, Scout, ScoutShow, Show, TurnChoice
+from .actions import FLIP, KEEP, PASS, Action, Pass, Scout, ScoutShow, Show, TurnChoice
 from .cards import Card, deck_in_play, parse_card
 from .config import Config
 
@@ -215,14 +218,15 @@ class State:
     def actors(self) -> list[int]:
         if self.phase == "turn_choice":
             return [s for s, f in enumerate(self.flipped) if f is None]
-        if self.phase == "play" and self.turn is not None and self._can_act(self.turn):
+        if self.phase == "play" and self.turn is not None and (
+                self.config.voluntary_pass or self._can_act(self.turn)):
             return [self.turn]
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now, in a fixed order: the whole-hand turn choice
         (flip, keep); else shows by span, scouts (L before R, value ascending, position
-        ascending), then Scout & Shows in the same order."""
+        ascending), then Scout & Shows in the same order, then ``pass`` (option)."""
         cached = self._legal.get(seat)
         if cached is None:
             cached = self._legal[seat] = self._generate(seat)
@@ -235,6 +239,13 @@ class State:
             return []
         if self.phase != "play" or seat != self.turn:
             return []
+        out = self._moves(seat)
+        if self.config.voluntary_pass:
+            out.append(PASS)
+        return out
+
+    def _moves(self, seat: int) -> list[Action]:
+        """The shows, scouts and Scout & Shows of ``seat``, to move in the play phase."""
         hand = self.hands[seat]
         ups = [c.up for c in hand]
         active = self.active
@@ -328,6 +339,8 @@ class State:
             return self._turn_choice(seat, action.flip)
         if isinstance(action, Show):
             return self._show(seat, action)
+        if isinstance(action, Pass):
+            return [Event("pass", seat, "passes"), self._end(self.owner)]
         if isinstance(action, Scout):
             events = [self._scout(seat, action)]
             if self.players == 2:
@@ -347,7 +360,7 @@ class State:
             return f"there is no seat {seat!r} in a {n}-player round"
         if self.phase == "over":
             return "the round is over"
-        if not isinstance(action, (TurnChoice, Show, Scout, ScoutShow)):
+        if not isinstance(action, (TurnChoice, Show, Scout, ScoutShow, Pass)):
             return "not a SCOUT action"
         if self.phase == "turn_choice":
             if not isinstance(action, TurnChoice):
@@ -360,6 +373,10 @@ class State:
             return "the whole hand can only be turned before the first play"
         if seat != self.turn:
             return f"it is seat {self.turn}'s turn"
+        if isinstance(action, Pass):
+            if not self.config.voluntary_pass:
+                return "there is no pass (only two players with the option voluntary_pass)"
+            return None
         hand = self.hands[seat]
         ups = [c.up for c in hand]
         if isinstance(action, Show):
@@ -463,6 +480,8 @@ class State:
         self.phase = "over"
         self.turn = None
         self.exempt = owner
+        if owner is None:  # a pass before any show
+            return Event("end", None, "the round is over")
         return Event("end", owner, "nobody beat their set: the round is over, no hand penalty")
 
     # --- plain data -------------------------------------------------------------------

@@ -221,8 +221,9 @@ def test_start_player_rotates(players: int) -> None:
 def test_there_is_no_pass() -> None:
     s = state(["3/1", "4/2", "5/2"], active="6/1", owner=2, turn=0)
     assert all(str(a).startswith(("show", "scout")) for a in s.legal_actions(0))
-    with pytest.raises(ParseError):
-        parse_action("pass")
+    refuse(s, 0, "pass", "there is no pass")
+    two = state(["3/1 4/2", "5/2"], active="6/1", owner=1, turn=0)  # off by default
+    refuse(two, 0, "pass", "option voluntary_pass")
 
 
 # --- 2.3 show ---------------------------------------------------------------------------
@@ -603,6 +604,77 @@ def test_two_players_unspent_chips_score() -> None:
     s = state(["5/1", "9/8 7/2"], turn=0, chips=[2, 3])
     s.apply(0, Show(0, 0))
     assert s.round_scores() == [2, 3 - 2]
+
+
+# --- 2.7.4 the voluntary pass (two-player option) -----------------------------------------
+def passing(hands: list[str], **kw: Any) -> State:
+    """A 2-player position with the option ``voluntary_pass`` on."""
+    d = position(hands, **kw)
+    d["config"] = {"game": "scout", "players": 2, "voluntary_pass": True}
+    return State.from_snapshot(d)
+
+
+def test_voluntary_pass_ends_the_round_as_if_the_player_were_stuck_rule_2_7_4() -> None:
+    """RULES.md 2.7.4: with the option on, seat 0 may pass instead of showing or scouting;
+    the round ends as if it could neither show nor scout: seat 1, whose set it is, takes no
+    hand penalty, and seat 0 counts its hand."""
+    s = passing(["4/1 4/2 1/5", "9/8 2/10 3/7"], active="6/1 6/3", owner=1, turn=0, chips=[2, 1])
+    legal = [str(a) for a in s.legal_actions(0)]
+    assert legal[-1] == "pass" and "scout:L:6@0" in legal and "show:0-1" not in legal
+    events = s.apply(0, parse_action("pass"))
+    assert [e.kind for e in events] == ["pass", "end"] and events[-1].seat == 1
+    assert s.is_over() and s.observation(0)["exempt"] == 1
+    assert s.round_scores() == [2 - 3, 1]
+
+
+def test_voluntary_pass_on_every_turn_also_after_an_own_scout_rule_2_7_4() -> None:
+    s = passing(["4/1 4/2 1/5", "9/8 2/10"], active="6/1 6/3", owner=1, turn=0, chips=[2, 1])
+    s.apply(0, parse_action("scout:L:6@0"))  # seat 0 moves again: it may still pass
+    assert s.to_move() == 0 and parse_action("pass") in s.legal_actions(0)
+    s.apply(0, parse_action("pass"))
+    assert s.observation(1)["exempt"] == 1 and s.round_scores() == [1 - 4, 1]
+
+
+def test_voluntary_pass_before_any_show_spares_nobody() -> None:
+    """Engine ruling: a pass on the opening empty table ends the round with no exempt seat."""
+    s = passing(["4/1 4/2 1/5", "9/8 2/10"], turn=0, chips=[3, 3])
+    events = s.apply(0, parse_action("pass"))
+    assert events[-1].seat is None and s.observation(0)["exempt"] is None
+    assert s.round_scores() == [3 - 3, 3 - 2]
+
+
+def test_voluntary_pass_does_not_stop_the_round_ending_by_itself_rule_2_7_4() -> None:
+    """The round still ends on its own when the other player can neither show nor scout."""
+    s = passing(["4/1 4/2 4/3 1/5", "9/8 2/10"], turn=0, chips=[1, 0])
+    s.apply(0, Show(0, 2))
+    assert s.is_over() and s.observation(0)["exempt"] == 0
+
+
+def test_voluntary_pass_is_a_two_player_option_in_the_plain_form_rule_2_7_4() -> None:
+    cfg = Config(2, voluntary_pass=True)
+    assert cfg.to_dict() == {"game": "scout", "players": 2, "voluntary_pass": True}
+    assert Config.from_dict(cfg.to_dict()) == cfg
+    assert Config(2).to_dict() == {"game": "scout", "players": 2}  # off: left out
+    assert Config.from_dict({"game": "scout", "players": 2, "voluntary_pass": False}) == Config(2)
+    assert cfg.describe() == "SCOUT, 2 players, voluntary pass"
+    with pytest.raises(ParseError, match="two-player option"):
+        Config(3, voluntary_pass=True)
+    with pytest.raises(ParseError, match="true or false"):
+        Config.from_dict({"game": "scout", "players": 2, "voluntary_pass": 1})
+    from engine.games import compact_config, config_from_dict
+
+    assert compact_config(cfg) == cfg.to_dict() and config_from_dict(compact_config(cfg)) == cfg
+    assert compact_config(Config(2)) == {"game": "scout", "players": 2}
+
+
+def test_voluntary_pass_match_snapshot_round_trip_rule_2_7_4() -> None:
+    match = Match(Config(2, voluntary_pass=True), b"vp")
+    for seat in range(2):
+        match.apply(seat, "keep")
+    match.apply(0, "pass")
+    assert match.snapshot()["config"]["voluntary_pass"] is True
+    again = Match.from_snapshot(match.snapshot())
+    assert again.digest() == match.digest() and again.config == match.config
 
 
 # --- observation --------------------------------------------------------------------------
