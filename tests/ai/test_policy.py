@@ -41,13 +41,15 @@ def driver_next(match: Match, bots: list[HeuristicBot]) -> tuple[int, Any]:
     raise AssertionError("nobody acted")
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_scout_policy_is_the_heuristic(players: int) -> None:
+@pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
+                                                         (5, False)])
+def test_scout_policy_is_the_heuristic(players: int, voluntary_pass: bool) -> None:
+    """Also with the two-player option voluntary_pass (RULES.md 2.7.4), the pass valued alike."""
     rng = random.Random(players)
     steps = 0
     for game in range(4):
         seed = f"policy/scout/{players}/{game}".encode()
-        match = Match(ScoutConfig(players=players), seed)
+        match = Match(ScoutConfig(players=players, voluntary_pass=voluntary_pass), seed)
         bots = [HeuristicBot(seed, s) for s in range(players)]
         while not match.is_over():
             state = match.state

@@ -76,7 +76,8 @@ def check_same(state: State, mirror: Any, rng: random.Random) -> None:
     assert len(mirror.evaluate()) == n
 
 
-def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000) -> int:
+def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000,
+                      played: list[str] | None = None) -> int:
     mirror = ScoutMirror.from_snapshot(state.snapshot())
     steps = 0
     while True:
@@ -89,20 +90,27 @@ def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000)
             mirror = ScoutMirror.from_snapshot(state.snapshot()).copy()
         state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
         mirror.apply(seat, text)
+        if played is not None:
+            played.append(text)
         steps += 1
 
 
-def dealt(players: int, seed: int, round_no: int) -> State:
-    return new_round(Config(players=players), f"mirror/{seed}".encode(), round_no)
+def dealt(players: int, seed: int, round_no: int, voluntary_pass: bool = False) -> State:
+    config = Config(players=players, voluntary_pass=voluntary_pass)
+    return new_round(config, f"mirror/{seed}".encode(), round_no)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_random_rounds_match_the_engine(players: int) -> None:
-    rng = random.Random(players)
+@pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
+                                                         (5, False)])
+def test_random_rounds_match_the_engine(players: int, voluntary_pass: bool) -> None:
+    """Also with the two-player option voluntary_pass (RULES.md 2.7.4): random play passes."""
+    rng = random.Random(players + 10 * voluntary_pass)
     rounds = 150 if players == 2 else 100
+    played: list[str] = []
     for seed in range(rounds):
         round_no = seed % 2 if players == 2 else seed % players
-        play_side_by_side(dealt(players, seed, round_no), rng)
+        play_side_by_side(dealt(players, seed, round_no, voluntary_pass), rng, played=played)
+    assert ("pass" in played) == voluntary_pass
 
 
 def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
@@ -147,9 +155,13 @@ def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
         captured[rng.randrange(players)].append(f"{min(c)}/{max(c)}")
     turn = rng.randrange(players)
     # an empty table may still have an owner: a set scouted empty keeps it (RULES.md 2.6.1)
-    owner = None if not active and rng.random() < 0.5 else rng.choice([s for s in range(players) if s != turn])
+    others = [s for s in range(players) if s != turn]
+    owner = None if not active and rng.random() < 0.5 else rng.choice(others)
+    config: dict[str, Any] = {"game": "scout", "players": players}
+    if players == 2 and rng.random() < 0.5:
+        config["voluntary_pass"] = True
     return {
-        "config": {"game": "scout", "players": players},
+        "config": config,
         "seed": "00ff",
         "round": rng.randrange(players),
         "phase": "play",
@@ -219,7 +231,8 @@ def sample_positions(rng: random.Random, count: int) -> list[State]:
     out = []
     for k in range(count):
         players = 2 + k % 4
-        state = dealt(players, 1000 + k, k % 2 if players == 2 else k % players)
+        state = dealt(players, 1000 + k, k % 2 if players == 2 else k % players,
+                      voluntary_pass=players == 2 and k % 8 == 0)
         stop = rng.randrange(120)
         for _ in range(stop):
             if state.is_over():

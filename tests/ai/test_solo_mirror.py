@@ -418,17 +418,21 @@ def test_own_later_play_keeps_a_missed_call_rule_1_8_15(call: str, hand0: str,
 
 ANNIVERSARY4 = Config.preset("anniversary", 4)
 CLASSIC_GP = Config.preset("classic", 4, gifts=True, protection=True)
+SWAP = ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"]
+GIFT3 = ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"]
+GIFT1 = ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"]
 SETTLED_CALLS = [
-    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], [(0, "Rswap:2!"), (2, "protB"), (3, "catch:0")]),
-    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], [(0, "Rswap:2"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, SWAP, [(0, "Rswap:2!"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, SWAP, [(0, "Rswap:2"), (2, "protB"), (3, "catch:0")]),
     (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "B5 B6", "Y4 G8"], [(0, "Rswap:2!"), (3, "catch:0")]),
-    (CLASSIC_GP, ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R1,G2"), (1, "protY"), (1, "Y1")]),
-    (CLASSIC_GP, ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R1,G2"), (1, "decline"), (1, "R1")]),
-    (ANNIVERSARY4, ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R5!"), (1, "protR"), (2, "catch:0")]),
-    (ANNIVERSARY4, ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:R5"), (1, "protR"), (2, "catch:0")]),
+    (CLASSIC_GP, GIFT3, [(0, "Rgift:1:R1,G2"), (1, "protY"), (1, "Y1")]),
+    (CLASSIC_GP, GIFT3, [(0, "Rgift:1:R1,G2"), (1, "decline"), (1, "R1")]),
+    (ANNIVERSARY4, GIFT1, [(0, "Rgift:1:R5!"), (1, "protR"), (2, "catch:0")]),
+    (ANNIVERSARY4, GIFT1, [(0, "Rgift:1:R5"), (1, "protR"), (2, "catch:0")]),
     (Config.preset("anniversary", 3), ["pass G1", "protR Y1 Y2", "protB Y3 Y4"],
      [(0, "pass!"), (1, "protR"), (2, "protB"), (1, "catch:0")]),
-    (CLASSIC_GP, ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"], [(0, "Rgift:1:G1"), (1, "protR"), (1, "draw"), (2, "draw")]),
+    (CLASSIC_GP, ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"],
+     [(0, "Rgift:1:G1"), (1, "protR"), (1, "draw"), (2, "draw")]),
 ]
 
 

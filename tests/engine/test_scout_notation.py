@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from engine.errors import ParseError
 from engine.scout import (
     Card,
+    Pass,
     Scout,
     ScoutShow,
     Show,
-    Pass,
     TurnChoice,
     parse_action,
     parse_card,
