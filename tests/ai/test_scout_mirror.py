@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from ai._search import ScoutInfoSet, ScoutMirror
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.scout import Config, State, new_round, parse_card
 from engine.scout.cards import deck_in_play
@@ -318,3 +320,22 @@ def test_keys_are_injective_across_actions() -> None:
             texts = mirror.legal(seat)
             keys = mirror.legal_keys(seat)
             assert len(set(keys)) == len(keys) == len(set(texts))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=8), st.integers(0, 1), st.integers(0, 2**32 - 1))
+def test_two_player_rounds_with_voluntary_pass_match_the_engine(seed: bytes, round_no: int,
+                                                                 choices: int) -> None:
+    """RULES.md 2.7.4 (hypothesis): the option on, random play with passes now and then."""
+    state = new_round(Config(players=2, voluntary_pass=True), seed, round_no)
+    rng = random.Random(choices)
+    mirror = ScoutMirror.from_snapshot(state.snapshot())
+    while not state.is_over():
+        check_same(state, mirror, rng)
+        seat, text = pick_move(state, rng)
+        if "pass" in engine_legal(state, seat) and rng.random() < 0.97:
+            text = rng.choice([t for t in engine_legal(state, seat) if t != "pass"] or ["pass"])
+        state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
+        mirror.apply(seat, text)
+    check_same(state, mirror, rng)
+    assert state.config.to_dict()["voluntary_pass"] is True

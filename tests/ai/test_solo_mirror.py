@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 from ai._search import SoloInfoSet, SoloMirror
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.shuffle import Stream
 from engine.solo import Config, State, new_round, parse_action
@@ -460,3 +462,35 @@ def test_the_jump_in_window_at_a_setup_without_a_number_card_rule_1_8_16(monkeyp
             mirror.apply(0, text)
             assert mirror.snapshot() == engine_snapshot(state)
     assert jumps > 0
+
+
+# --- endgames rich in Gifts, Swaps, Pass hands and Protections (hypothesis) ----------------
+ENDGAME_FACES = ("Rgift Ggift Rswap Gswap pass pass protR protG protB R5 G5 B5 Y5 R5 Rrev Grev "
+                 "Rskip R3 G3 B7").split()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4), st.sampled_from(["window", "with_play"]), st.data())
+def test_endgames_with_settled_calls_match_the_engine(players: int, call: str, data: st.DataObject) -> None:
+    """RULES.md 1.8.6, 1.8.14, 1.8.15: short hands of action cards, random moves (late calls
+    and catches included); the mirror agrees with the engine at every step."""
+    faces = list(ENDGAME_FACES)
+    hands = []
+    for _ in range(players):
+        size = data.draw(st.integers(1, 4))
+        hand = [faces.pop(data.draw(st.integers(0, len(faces) - 1))) for _ in range(size)]
+        hands.append(" ".join(hand))
+    config = Config.preset("anniversary", players, call=call)
+    state, mirror = scripted(config, hands, "R9", [], draw=" ".join(["Y1", "Y2", "B1", "B2", "G1", "G2"] * 3))
+    for step in range(30):
+        if state.is_over() or len(state.draw) < 8:
+            break
+        actors = state.actors()
+        seat = data.draw(st.sampled_from(actors)) if data.draw(st.booleans()) else state.to_move()
+        assert seat is not None
+        texts = sorted(str(a) for a in state.legal_actions(seat))
+        text = data.draw(st.sampled_from(texts))
+        state.apply(seat, parse_action(text))
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"step {step}: {seat} {text}"
+        check_same(mirror, state, f"after step {step}")
