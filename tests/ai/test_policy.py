@@ -75,7 +75,8 @@ def test_scout_policy_is_the_heuristic(players: int, voluntary_pass: bool) -> No
 
 SOLO_CASES = [("anniversary", 4, {}), ("classic", 4, {}), ("anniversary", 2, {}),
               ("anniversary", 6, {}), ("classic", 3, {"call": "window"}),
-              ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True})]
+              ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True}),
+              ("classic", 4, {"gifts": True, "protection": True})]  # RULES.md 1.8.14, with_play
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), SOLO_CASES,
