@@ -119,3 +119,36 @@ def test_solo_policy_is_the_heuristic(edition: str, players: int, options: dict[
             match.apply(seat, action)
             steps += 1
     assert steps > 200 and differ <= 1 + steps // 100
+
+
+def solo_position(config: SoloConfig, hands: list[str], script: list[tuple[int, str]]) -> Match:
+    """A match whose round starts at a made-up position (top R3), after ``script``."""
+    state = {"game": "solo", "config": config.to_dict(), "seed": "", "round": 0,
+             "hands": [h.split() for h in hands], "draw": "B7 B8 B9 G5 G6 G7 G8".split(),
+             "discard": ["R3"], "turn": 0}
+    match = Match.from_snapshot({"config": config.to_dict(), "seed": "", "round": 0,
+                                 "totals": config.initial_totals(), "round_scores": [], "state": state})
+    for seat, text in script:
+        match.apply(seat, text)
+    return match
+
+
+MISSES = [
+    # RULES.md 1.8.15: the miss stands after seat 0's own R5; seat 0 is asked first and calls late
+    (SoloConfig.preset("anniversary", 2), ["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"], [(0, "Rrev"), (0, "R5")],
+     (0, "solo")),
+    # RULES.md 1.8.14: the cancelled Swap leaves seat 0 its G1 uncalled; seat 2 is asked first
+    (SoloConfig.preset("anniversary", 4), ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"],
+     [(0, "Rswap:2"), (2, "protB")], (2, "catch:0")),
+]
+
+
+@pytest.mark.parametrize(("config", "hands", "script", "expected"), MISSES)
+def test_solo_policy_calls_or_catches_a_standing_miss(config: SoloConfig, hands: list[str],
+                                                      script: list[tuple[int, str]],
+                                                      expected: tuple[int, str]) -> None:
+    match = solo_position(config, hands, script)
+    bots = [HeuristicBot(b"miss", s) for s in range(config.players)]
+    seat, action = driver_next(match, bots)
+    assert (seat, str(action)) == expected
+    assert SoloMirror.from_snapshot(match.state.snapshot()).rollout_action(1) == expected
