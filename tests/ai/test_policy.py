@@ -152,3 +152,28 @@ def test_solo_policy_calls_or_catches_a_standing_miss(config: SoloConfig, hands:
     seat, action = driver_next(match, bots)
     assert (seat, str(action)) == expected
     assert SoloMirror.from_snapshot(match.state.snapshot()).rollout_action(1) == expected
+
+
+def test_scout_policy_in_the_emptied_set_position_rule_2_6_1() -> None:
+    """RULES.md 2.6.1: seat 0 showed 5-6, seat 1 scouted the 5; seat 2 holds nothing that beats
+    the lone 6 and scouts it; policy and heuristic agree, and the round ends in both."""
+    config = ScoutConfig(players=3)
+    state = {"config": config.to_dict(), "seed": "", "round": 0, "phase": "play", "turn": 2,
+             "flipped": [False] * 3, "hands": [["3/4"], ["5/1", "2/7", "3/8"], ["1/8", "4/2"]],
+             "known": [[False], [True, False, False], [False, False]], "active": ["6/2"], "owner": 0,
+             "captured": [[], [], []], "chips": [1, 0, 0], "scout_show": [False, False, False],
+             "set_aside": [], "exempt": None}
+    match = Match.from_snapshot({"config": config.to_dict(), "seed": "", "round": 0, "totals": [0] * 3,
+                                 "round_scores": [], "state": state})
+    bots = [HeuristicBot(b"empty", s) for s in range(3)]
+    seat, action = driver_next(match, bots)
+    mirror = ScoutMirror.from_snapshot(match.state.snapshot())
+    view = heuristic_scout.View(match.observation(2))
+    value = {str(a): heuristic_scout._value(view, a) for a in match.legal_actions(2)}
+    picked = mirror.rollout_action(5)
+    assert picked is not None and picked[0] == seat == 2 and str(action).startswith("scout:")
+    assert value[picked[1]] == pytest.approx(value[str(action)])
+    mirror.apply(2, picked[1])
+    match.apply(2, picked[1])
+    assert mirror.is_over() and mirror.points() == [2.0, -3.0, -3.0]  # seat 0 spared its 3/4
+    assert match.snapshot()["round_scores"] == [[2, -3, -3]]  # the match went on to round 2
