@@ -694,7 +694,7 @@ def _scout_dims(b: Builder) -> list[_Dim]:
     active = [parse_card(t) for t in obs.get("active", [])]
 
     def kind(a: Any) -> tuple[str, ...]:
-        if isinstance(a, TurnChoice):
+        if isinstance(a, TurnChoice) or str(a) == "pass":  # pass: option voluntary_pass
             return (str(a),)
         return ({Show: "show", Scout: "scout", ScoutShow: "scoutshow"}[type(a)],)
 
@@ -728,7 +728,8 @@ def _scout_dims(b: Builder) -> list[_Dim]:
     def move_label(key: str) -> str:
         return {"flip": "flip: turn your whole hand around", "keep": "keep your hand as dealt",
                 "show": "show cards from your hand", "scout": "scout a card from the table",
-                "scoutshow": "Scout & Show (once per round)"}.get(key, key)
+                "scoutshow": "Scout & Show (once per round)",
+                "pass": "pass: end the round (voluntary pass)"}.get(key, key)
 
     def end_label(key: str) -> str:
         card = active[0] if key == "L" else active[-1]
