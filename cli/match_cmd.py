@@ -22,9 +22,11 @@ from cli.options import (
     game_argument,
     make_config,
     out_option,
+    parse_rules,
     players_option,
     ray_option,
     resume_option,
+    rule_option,
     seed_option,
 )
 from cli.words import plural
@@ -65,15 +67,17 @@ Examples:
 @resume_option
 @bot_time_option
 @ray_option
+@rule_option
 def match(game: str, players: int, edition: str | None, bots: str, games: int, seed: int | None,
           duplicate: bool, rotate: bool, workers: int, as_json: bool, log_dir: Path | None,
-          out: Path | None, resume: bool, bot_time: float, ray_address: str | None) -> None:
+          out: Path | None, resume: bool, bot_time: float, ray_address: str | None,
+          rules: tuple[str, ...]) -> None:
     """Play GAME (solo or scout) between computer players, headless.
 
     The output depends only on the arguments (the seed included), except the times per move.
     Ctrl-C stops at once and prints the summary of the games finished.
     """
-    config = make_config(game, players, edition)
+    config = make_config(game, players, edition, **parse_rules(rules))
     check_ray(ray_address)
     entries = bot_entries(bots, players, game)
     seed = resumed_seed(seed, out, resume)

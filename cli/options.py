@@ -46,13 +46,45 @@ def make_config(game: str, players: int, edition: str | None, **options: Any) ->
             return SoloConfig.preset(edition or "classic", players, **options)
         if edition is not None:
             raise click.BadParameter("SCOUT has no editions", param_hint="--edition")
-        if options:
-            raise click.BadParameter("SCOUT has no such option", param_hint=f"--{sorted(options)[0]}")
         from engine.scout import Config as ScoutConfig
+        from engine.scout.config import OPTIONS
 
-        return ScoutConfig(players=players)
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise click.BadParameter(f"SCOUT has no option {unknown[0]!r} (it has {', '.join(OPTIONS)})",
+                                     param_hint="--rule")
+        return ScoutConfig(players=players, **options)
     except ParseError as err:
-        raise click.BadParameter(str(err), param_hint="--players") from None
+        raise click.BadParameter(str(err), param_hint="--players/--rule") from None
+
+
+rule_option = click.option(
+    "--rule", "rules", metavar="NAME=VALUE", multiple=True,
+    help="Set one of the game's rule options (repeatable): e.g. --rule mixed_stacking=true, "
+         "--rule voluntary_pass=true (SCOUT, 2 players); docs/rules-solo.md and docs/rules-scout.md "
+         "list them.")
+
+
+def parse_rules(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``("gifts=true", "pool=200")`` → ``{"gifts": True, "pool": 200}``; the config checks the rest."""
+    rules: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--rule")
+        rules[name.strip().replace("-", "_")] = rule_value(text.strip())
+    return rules
+
+
+def rule_value(text: str) -> bool | int | str:
+    """A rule's value as typed: true/false (on/off, yes/no), a whole number, or a word."""
+    flags = {"true": True, "on": True, "yes": True, "false": False, "off": False, "no": False}
+    if text.lower() in flags:
+        return flags[text.lower()]
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 pool_option = click.option("--pool", type=click.IntRange(1, 10_000), default=None,

@@ -30,9 +30,11 @@ from cli.options import (
     forget_calls_option,
     home_option,
     make_config,
+    parse_rules,
     plain_option,
     players_option,
     pool_option,
+    rule_option,
     scoring_overrides,
     seed_option,
     threshold_option,
@@ -78,11 +80,13 @@ Examples:
 @home_option
 @click.option("--resume", is_flag=True,
               help="Resume your unfinished play match (kept in the config dir) instead of starting one.")
+@rule_option
 @click.option("--no-network", is_flag=True,
               help="Play in this process, without the p2p stack and its sockets (no log is kept).")
 def play(game: str | None, players: int, edition: str | None, pool: int | None, threshold: int | None,
          rounds: int | None, bots: str | None, plain: bool, turn_clock: float | None, bot_delay: float,
-         forget_calls: float, seed: int | None, home: Path | None, resume: bool, no_network: bool) -> None:
+         forget_calls: float, seed: int | None, home: Path | None, rules: tuple[str, ...], resume: bool,
+         no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
@@ -105,7 +109,8 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
     else:
         assert game is not None
         config = make_config(game, players, edition,
-                             **scoring_overrides(game, edition, pool, threshold, rounds))
+                             **scoring_overrides(game, edition, pool, threshold, rounds),
+                             **parse_rules(rules))
         resuming = not no_network and offer_resume(play_home, plain)
         if seed is None:
             seed = secrets.randbelow(2**31)

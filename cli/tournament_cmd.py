@@ -18,9 +18,11 @@ from cli.options import (
     game_argument,
     make_config,
     out_option,
+    parse_rules,
     players_option,
     ray_option,
     resume_option,
+    rule_option,
     seed_option,
 )
 from cli.words import plural
@@ -56,16 +58,17 @@ Examples:
 @resume_option
 @bot_time_option
 @ray_option
+@rule_option
 def tournament(game: str, players: int, edition: str | None, bots: str, deals: int, seed: int | None,
                workers: int, as_json: bool, log_dir: Path | None, plot: Path | None, out: Path | None,
-               resume: bool, bot_time: float, ray_address: str | None) -> None:
+               resume: bool, bot_time: float, ray_address: str | None, rules: tuple[str, ...]) -> None:
     """A round robin of GAME (solo or scout): every table of --players of the bots plays the
     same deals, each in every seat rotation; prints a rating table (openskill) with uncertainties.
 
     With as many bots as players there is one table. Ctrl-C stops at once and prints the
     ratings of the games finished; --out and --resume work as for 'cardtable match'.
     """
-    config = make_config(game, players, edition)
+    config = make_config(game, players, edition, **parse_rules(rules))
     check_ray(ray_address)
     entries = [b.strip() for b in bots.split(",") if b.strip()]
     labels = [split_entry(e)[0] for e in entries]

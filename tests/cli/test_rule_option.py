@@ -1,0 +1,46 @@
+"""``--rule NAME=VALUE``: every engine option of either game is reachable from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli.main import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def test_a_scout_option_reaches_the_config_and_its_games(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "match", "scout", "--players", "2", "--rule", "voluntary_pass=true",
+                       "--bots", "heuristic,random", "--games", "3", "--seed", "4", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["config"]["voluntary_pass"] is True
+
+
+def test_solo_options_take_words_and_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "match", "solo", "--players", "3", "--rule", "mixed_stacking=on",
+                       "--rule", "false-catch-penalty=4", "--games", "1", "--seed", "4", "--json")
+    assert code == 0
+    config = json.loads(out)["config"]
+    assert config["mixed_stacking"] is True and config["false_catch_penalty"] == 4
+
+
+@pytest.mark.parametrize("argv,words", [
+    (("scout", "--rule", "bogus=1"), "SCOUT has no option 'bogus'"),
+    (("scout", "--players", "3", "--rule", "voluntary_pass=true"), "two-player option"),
+    (("solo", "--rule", "gifts"), "'gifts' is not NAME=VALUE"),
+    (("solo", "--rule", "gifts=maybe"), "gifts must be true or false"),
+    (("solo", "--rule", "colour=red"), "unknown SOLO option 'colour'"),
+])
+def test_a_bad_rule_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...],
+                                          words: str) -> None:
+    code, out, err = run(capsys, "match", *argv, "--games", "1")
+    assert code == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and words in err, err
