@@ -273,3 +273,10 @@ ctypedef struct Tree:
     bint root_wait     # the root offers WAIT_KEY (the searcher may act out of turn or not)
     KeySlot* slots     # the key index of the node being chosen at (index_keys); no clearing:
     unsigned int stamp # a call takes a new stamp
+    bint random_rollout  # roll out with uniformly random legal moves instead of the heuristic
+    # The root's moves are the same in every determinization (they depend only on what the
+    # searcher sees): generated, valued and indexed once, each with its child (or NO_NODE).
+    int root_n
+    KeyIdx* root_ki
+    int* root_child
+    void* root_acts

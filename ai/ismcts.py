@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ai.bots import genuine_catches
+from ai.catches import genuine_catches
 from engine.errors import ParseError
 from engine.shuffle import Stream
 
