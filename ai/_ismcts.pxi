@@ -482,6 +482,7 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
         while not g_over(det) and steps < t.rollout_cap:
             g_rollout_step(det, rng)
             steps += 1
+    t.depth_sum += depth - 1
     g_evaluate(det, points)
     margins(t, points, reward)
     for i in range(depth):
@@ -636,7 +637,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         action = None if best == NO_NODE else texts.get(t.nodes[best].key)
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
-        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked}
+        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked,
+                        "mean_depth": <double>t.depth_sum / max(done, 1)}
     finally:
         free(acts)
         free(ki)

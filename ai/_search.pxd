@@ -280,3 +280,4 @@ ctypedef struct Tree:
     KeyIdx* root_ki
     int* root_child
     void* root_acts
+    long long depth_sum  # the tree nodes passed by all iterations (the root excluded)
