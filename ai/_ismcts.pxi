@@ -27,6 +27,26 @@ cdef double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef enum:
+    LOG_TABLE = 8192
+
+cdef double log_table[LOG_TABLE]   # log(i): UCB1's availability counts are small integers
+
+
+cdef void _init_log_table():
+    cdef int i
+    log_table[0] = 0.0
+    for i in range(1, LOG_TABLE):
+        log_table[i] = log(<double>i)
+
+
+_init_log_table()
+
+
+cdef inline double log_count(unsigned int n) noexcept nogil:
+    return log_table[n] if n < LOG_TABLE else log(<double>n)
+
+
 cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
     cdef int i
     cdef Node* node
@@ -36,7 +56,6 @@ cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int s
     t.size += 1
     node = &t.nodes[i]
     node.key = key
-    node.parent = parent
     node.first_child = NO_NODE
     node.visits = 0
     node.avail = 0
@@ -252,7 +271,7 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng*
         if j >= 0:
             found[j] = 1
             c.avail += 1
-            score = c.reward / c.visits + t.explore * sqrt(log(<double>c.avail) / c.visits)
+            score = c.reward / c.visits + t.explore * sqrt(log_count(c.avail) / c.visits)
             if score > best_score:
                 best_score = score
                 best = child
@@ -322,8 +341,8 @@ cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) no
         if v > top:
             top = v
     for i in range(n):
-        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
-        p = exp((v - top) / t.prior_temp)
+        v = (values[ki[i].idx] if ki[i].idx >= 0 else 0.0) - top
+        p = exp(v / t.prior_temp) if v > -30.0 * t.prior_temp else 0.0  # below e^-30: nothing
         ki[i].prior = <float>p
         total += p
     for i in range(n):
@@ -389,7 +408,7 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
             sum_v += node.visits
             score = node.reward / node.visits + t.cpuct * t.root_ki[j].prior * sq / (1.0 + node.visits)
         else:
-            score = node.reward / node.visits + t.explore * sqrt(log(<double>node.avail) / node.visits)
+            score = node.reward / node.visits + t.explore * sqrt(log_count(node.avail) / node.visits)
         if score > best_score:
             best_score = score
             best = c

@@ -234,7 +234,6 @@ cdef enum:
 
 ctypedef struct Node:
     unsigned long long key   # the action leading here (WAIT_KEY: the root's "not now")
-    int parent
     int first_child
     int next_sibling
     unsigned int visits

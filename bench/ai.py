@@ -6,10 +6,11 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    anniversary and classic, 4-player SCOUT), interleaved in short slices so that a change of
    load hits both alike; CPU time (``time.thread_time``) beside wall time, and their ratio.
 2. ISMCTS iterations per CPU-second from 4-player positions early, in the middle and late in
-   a round (the round played by the heuristic bots), with the heuristic rollouts and with
-   random ones; with ``open_spiel`` installed (``pip install cardtable[bench]``), OpenSpiel's
-   ``ISMCTSBot`` on 4-player hearts with random rollouts at the same three phases, searches
-   of both interleaved; and each game's iterations per CPU-second at 20,000 iterations
+   a round (the round played by the heuristic bots): the bot's search (PUCT, heuristic
+   rollouts), and plain ISMCTS (UCB1, random rollouts) to compare like with like; with
+   ``open_spiel`` installed (``pip install cardtable[bench]``), OpenSpiel's ``ISMCTSBot`` on
+   4-player hearts with random rollouts at the same three phases, searches of both
+   interleaved; and each game's iterations per CPU-second at 20,000 iterations
    against 500 (how much a bigger tree slows an iteration).
 3. Bytes per tree node and the peak memory of a 1-second search.
 4. Strength: ``ismcts:fast`` against three ``heuristic``, and ``heuristic`` against three
@@ -185,11 +186,11 @@ def iterations(seconds: float) -> None:
     print("each row's searches interleaved in slices with OpenSpiel's at the same phase when installed")
     hearts = hearts_positions()
     spiel = dict(hearts) if hearts else {}
-    header = f"{'case':<30} " + " ".join(f"{p:>18}" for p, _ in PHASES)
+    header = f"{'case':<36} " + " ".join(f"{p:>18}" for p, _ in PHASES)
     print(header)
     rows: dict[str, dict[str, Meter]] = {}
     for name, _, config, _ in CASES:
-        modes = [("heuristic rollouts", {}), ("random rollouts", {"rollout": "random"})]
+        modes = [("heuristic rollouts", {}), ("UCB1, random rollouts", {"rollout": "random", "cpuct": 0.0})]
         for phase, obs, seat in round_positions(config, b"bench/positions"):
             for mode, options in modes:
                 meters = [(rows.setdefault(f"{name}, {mode}", {}).setdefault(phase, Meter()),
@@ -206,7 +207,7 @@ def iterations(seconds: float) -> None:
         for phase, ms in merged.items():
             spiel_rate[phase] = sum(m.count for m in ms) / sum(m.cpu for m in ms)
         cells = " ".join(f"{spiel_rate[p]:>18,.0f}" for p, _ in PHASES)
-        print(f"{'OpenSpiel ISMCTS hearts, random':<30} {cells}")
+        print(f"{'OpenSpiel ISMCTS hearts, random':<36} {cells}")
     for label, phases in rows.items():
         row = []
         for p, _ in PHASES:
@@ -214,7 +215,7 @@ def iterations(seconds: float) -> None:
             ratio = f" {m.per_cpu() / spiel_rate[p]:.1f}x" if spiel_rate else ""
             row.append(f"{m.per_cpu():,.0f}{ratio}".rjust(18))
         wall = " ".join(f"({phases[p].per_wall():,.0f})" for p, _ in PHASES)
-        print(f"{label:<30} {' '.join(row)}   wall {wall}")
+        print(f"{label:<36} {' '.join(row)}   wall {wall}")
 
 
 def growth(seconds: float) -> None:
