@@ -461,7 +461,7 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
             depth += 1
             if t.nodes[child].visits > 0:
                 node = child
-    while node != 0 and not g_over(det) and depth < MAX_DEPTH:
+    while node != 0 and not g_over(det) and depth < MAX_DEPTH and (t.max_depth == 0 or depth <= t.max_depth):
         seat = g_to_move(det)
         n = g_candidates(det, seat, acts)
         for i in range(n):
@@ -549,7 +549,7 @@ SEARCH_DEFAULTS = {
 def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
            unsigned long long seed=0, bint wait=False, double scale=0.0, double cpuct=-1.0,
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
-           int reward_mode=0, double scale2=0.0, str rollout="heuristic"):
+           int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -563,7 +563,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     ``reward_mode``: 0 the round's margin over the others' mean, 1 the match total's margin
     over the best other (tanh scale ``scale2``), 2 the mean of both; ``rollout``: "heuristic"
     (the heuristic bots' policy) or "random" (uniformly random legal moves, for comparing like
-    with like against other searches).
+    with like against other searches); ``max_depth``: how many tree levels below the root an
+    iteration may add to (0: no limit; 1: only the root's moves get statistics).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -593,6 +594,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.rollout_cap = rollout_cap
     t.root_wait = wait
     t.random_rollout = rollout == "random"
+    t.max_depth = max(max_depth, 0)
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]

@@ -279,4 +279,5 @@ ctypedef struct Tree:
     KeyIdx* root_ki
     int* root_child
     void* root_acts
+    int max_depth      # tree nodes an iteration may pass below the root (0: no limit; 1: flat)
     long long depth_sum  # the tree nodes passed by all iterations (the root excluded)

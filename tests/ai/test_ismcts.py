@@ -134,7 +134,7 @@ def _swap_hidden(match: Match, seat: int) -> Match | None:
 @pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), SoloConfig.preset("classic", 4),
                                     ScoutConfig(players=4), ScoutConfig(players=2)],
                          ids=lambda c: c.describe())
-@pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}], ids=str)
+@pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1}], ids=str)
 def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
         config: Any, options: dict[str, Any]) -> None:
     """Same observation and seed, hidden cards swapped between other hands and the pile: the
@@ -171,3 +171,14 @@ def test_an_unknown_rollout_is_refused() -> None:
     obs = match.observation(seat)
     with pytest.raises(ValueError, match="rollout"):
         search("scout", obs, obs["config"], seat, iterations=10, rollout="greedy")
+
+
+def test_a_flat_search_passes_only_the_root_and_its_moves() -> None:
+    for config in (SoloConfig.preset("anniversary", 4), ScoutConfig(players=4)):
+        match, seat = positions(config, 3)[-1]
+        obs = match.observation(seat)
+        _, flat = search(config.game, obs, obs["config"], seat, iterations=600, seed=2, max_depth=1)
+        _, deep = search(config.game, obs, obs["config"], seat, iterations=600, seed=2)
+        assert flat["mean_depth"] == 1.0
+        assert flat["nodes"] == 1 + len(flat["children"])
+        assert deep["mean_depth"] > 1.0
