@@ -186,7 +186,7 @@ def iterations(seconds: float) -> None:
     print("each row's searches interleaved in slices with OpenSpiel's at the same phase when installed")
     hearts = hearts_positions()
     spiel = dict(hearts) if hearts else {}
-    header = f"{'case':<36} " + " ".join(f"{p:>18}" for p, _ in PHASES)
+    header = f"{'case':<36} " + " ".join(f"{p:>19}" for p, _ in PHASES)
     print(header)
     rows: dict[str, dict[str, Meter]] = {}
     for name, _, config, _ in CASES:
@@ -206,27 +206,29 @@ def iterations(seconds: float) -> None:
             merged.setdefault(key.split("/")[0], []).append(meter)
         for phase, ms in merged.items():
             spiel_rate[phase] = sum(m.count for m in ms) / sum(m.cpu for m in ms)
-        cells = " ".join(f"{spiel_rate[p]:>18,.0f}" for p, _ in PHASES)
+        cells = " ".join(f"{spiel_rate[p]:>19,.0f}" for p, _ in PHASES)
         print(f"{'OpenSpiel ISMCTS hearts, random':<36} {cells}")
     for label, phases in rows.items():
         row = []
         for p, _ in PHASES:
             m = phases[p]
             ratio = f" {m.per_cpu() / spiel_rate[p]:.1f}x" if spiel_rate else ""
-            row.append(f"{m.per_cpu():,.0f}{ratio}".rjust(18))
+            row.append(f"{m.per_cpu():,.0f}{ratio}".rjust(19))
         wall = " ".join(f"({phases[p].per_wall():,.0f})" for p, _ in PHASES)
         print(f"{label:<36} {' '.join(row)}   wall {wall}")
 
 
 def growth(seconds: float) -> None:
-    print("\niterations per CPU-second at 500 and at 20,000 iterations a search (interleaved)")
+    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase (interleaved)")
     for name, _, config, _ in CASES:
-        small, big = Meter(), Meter()
-        for _phase, obs, seat in round_positions(config, b"bench/positions"):
+        cells = []
+        for phase, obs, seat in round_positions(config, b"bench/positions"):
+            small, big = Meter(), Meter()
             interleave([(small, search_fn(obs, seat, 500)), (big, search_fn(obs, seat, 20_000))],
                        seconds, slices=2)
-        print(f"{name:<22} {small.per_cpu():>10,.0f} {big.per_cpu():>10,.0f}   "
-              f"{100 * (small.per_cpu() / big.per_cpu() - 1):+.1f}% slower per iteration at 20,000")
+            cells.append(f"{phase} {small.per_cpu():,.0f} / {big.per_cpu():,.0f} "
+                         f"({100 * (small.per_cpu() / big.per_cpu() - 1):+.0f}%)")
+        print(f"{name:<22} " + "   ".join(cells))
 
 
 def memory() -> None:
