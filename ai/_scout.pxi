@@ -331,10 +331,8 @@ cdef inline bint scout__can_act(const ScoutState* s, int seat) noexcept nogil:
 
 cdef int scout_legal(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
     """engine legal_actions(seat), in the engine's order: shows by span, scouts (L before R,
-    value ascending, position ascending), then Scout & Shows in the same order."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
-    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt
+    value ascending, position ascending), then Scout & Shows in the same order, then pass."""
+    cdef int n
     if s.phase == SCOUT_PHASE_TURN_CHOICE:
         if 0 <= seat < s.players and s.flipped[seat] < 0:
             out[0] = scout__action(SCOUT_FLIP, 0, 0, 0, 0, 0)
@@ -343,6 +341,18 @@ cdef int scout_legal(const ScoutState* s, int seat, ScoutAction* out) noexcept n
         return 0
     if s.phase != SCOUT_PHASE_PLAY or seat != s.turn:
         return 0
+    n = scout__legal_moves(s, seat, out)
+    if s.opt_voluntary_pass:
+        out[n] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
+        n += 1
+    return n
+
+
+cdef int scout__legal_moves(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
+    """The shows, scouts and Scout & Shows of scout_legal (the seat to move, play phase)."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef int h, n, e, ends, vi, v, p, lo, hi, card, rt
     h = scout__ups(s, seat, ups)
     n = scout__emit_spans(ups, h, scout_active_strength(s),
                           scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), out, 0)
@@ -483,8 +493,6 @@ cdef inline void scout__scout(ScoutState* s, int seat, int end, int value, int p
         s.chips[seat] -= 1
     elif owner >= 0:
         s.chips[owner] += 1
-    if s.active_len == 0:
-        s.owner = -1
 
 
 cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) noexcept nogil:
@@ -494,6 +502,8 @@ cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) n
         scout__turn_choice(s, seat, kind == SCOUT_FLIP)
     elif kind == SCOUT_SHOW:
         scout__show(s, seat, a.first, a.last)
+    elif kind == SCOUT_PASS:
+        scout__end(s, s.owner)
     elif kind == SCOUT_SCOUT:
         scout__scout(s, seat, a.end, a.value, a.pos)
         if s.players == 2:
@@ -632,10 +642,13 @@ cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) n
                         k = pre[p] + suf + scout__count_through(ups, h, &ch, vals[e][vi], p, rts[e])
                         cnt[e][vi][p] = k
                         n_ss += k
-    total = n_show + n_scout + n_ss
+    total = n_show + n_scout + n_ss + (1 if s.opt_voluntary_pass else 0)
     if total == 0:
         return -1
     k = <int>rng_below(rng, <unsigned int>total)
+    if k == n_show + n_scout + n_ss:
+        out[0] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
+        return seat
     if k < n_show:
         scout__nth_span(ups, h, target, k, &i, &j)
         out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, i, j)
@@ -675,6 +688,8 @@ cdef int scout__legal_count(const ScoutState* s, int seat) noexcept nogil:
         return 0
     h = scout__ups(s, seat, ups)
     n = scout__count_spans(ups, h, scout_active_strength(s), NULL, NULL)
+    if s.opt_voluntary_pass:
+        n += 1
     if not scout__can_scout(s, seat):
         return n
     ends = 1 if s.active_len == 1 else 2
@@ -719,19 +734,29 @@ cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept n
 
 
 cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
-    """The moves the search considers: every turn choice and show; scouts inserted only at
-    either end of the hand or next to a card they form a set/run with; Scout & Shows with
+    """The moves the search considers: every turn choice, show and pass; scouts inserted only
+    at either end of the hand or next to a card they form a set/run with; Scout & Shows with
     such insertions whose show either uses the scouted card or is one that only the smaller
     set lets through (a show that beats the full set anyway is better played without the
     scout). A subset of scout_legal, never empty when it is not."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
-    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt, m, k, st
-    cdef ScoutAction a
+    cdef int n
     if s.phase != SCOUT_PHASE_PLAY:
         return scout_legal(s, seat, out)
     if seat != s.turn:
         return 0
+    n = scout__candidate_moves(s, seat, out)
+    if s.opt_voluntary_pass:
+        out[n] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
+        n += 1
+    return n
+
+
+cdef int scout__candidate_moves(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
+    """The shows, scouts and Scout & Shows of scout_candidates."""
+    cdef uint8_t ups[SCOUT_MAX_HAND]
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt, m, k, st
+    cdef ScoutAction a
     h = scout__ups(s, seat, ups)
     target = scout_active_strength(s)
     n = scout__emit_spans(ups, h, target, scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), out, 0)
@@ -998,6 +1023,12 @@ cdef inline void scout__consider_shows(ScoutPick* pk, const uint8_t* ups, int h,
             j += 1
 
 
+cdef inline double scout__pass_value(const ScoutState* s, int seat) noexcept nogil:
+    """heuristic_scout's value of a voluntary pass: the hand counted, the owner's spared."""
+    cdef int spared = s.hand_len[s.owner] if s.owner >= 0 and s.owner != seat else 0
+    return -<double>s.hand_len[seat] - 0.5 * spared
+
+
 cdef int scout__heuristic_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
     """The heuristic bot's move for the waiting seat (into out); the seat, or -1 if none.
 
@@ -1066,6 +1097,8 @@ cdef int scout__heuristic_choice(const ScoutState* s, Rng* rng, ScoutAction* out
                     scout__hv_tables(nups, h + 1, F2, G2)
                     scout__consider_shows(&pk, nups, h + 1, F2, G2, rt, s.active_len - 1, -0.2 - chip,
                                           scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), rng)
+    if s.opt_voluntary_pass:
+        scout__consider(&pk, scout__pass_value(s, seat), scout__action(SCOUT_PASS, 0, 0, 0, 0, 0), rng)
     if pk.ties == 0:
         return -1
     out[0] = pk.a
@@ -1108,6 +1141,9 @@ cdef void scout_values(const ScoutState* s, int seat, const ScoutAction* acts, i
         a = acts[k]
         if a.kind == SCOUT_SHOW:
             out[k] = scout__show_value(ups, h, F, G, a.first, a.last, s.active_len)
+            continue
+        if a.kind == SCOUT_PASS:
+            out[k] = scout__pass_value(s, seat)
             continue
         if a.kind == SCOUT_SCOUT and s.players > 2:
             out[k] = scout__hv_insert(ups, h, F, G, a.value, a.pos) - 0.2
@@ -1200,6 +1236,8 @@ cdef object scout_action_text(const ScoutAction* a):
         return "flip"
     if a.kind == SCOUT_KEEP:
         return "keep"
+    if a.kind == SCOUT_PASS:
+        return "pass"
     show = f"show:{a.first}" if a.first == a.last else f"show:{a.first}-{a.last}"
     if a.kind == SCOUT_SHOW:
         return show
@@ -1232,6 +1270,8 @@ cdef int scout_parse(const ScoutState* s, int seat, str text, ScoutAction* out) 
         a = scout__action(SCOUT_FLIP, 0, 0, 0, 0, 0)
     elif text == "keep":
         a = scout__action(SCOUT_KEEP, 0, 0, 0, 0, 0)
+    elif text == "pass":
+        a = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
     else:
         m = _SCOUT_SHOW_RE.fullmatch(text)
         if m is not None:
@@ -1269,6 +1309,22 @@ cdef int scout_parse(const ScoutState* s, int seat, str text, ScoutAction* out) 
             out[0] = a
             return 0
     raise ValueError(f"seat {seat}: {text}: not legal now")
+
+
+cdef bint scout__opt_voluntary_pass(dict config, int n) except -1:
+    """The option voluntary_pass of a SCOUT config dict (engine Config.to_dict())."""
+    v = config.get("voluntary_pass", False)
+    if type(v) is not bool or (v and n != 2):
+        raise ValueError("bad SCOUT config: voluntary_pass is a two-player option, true or false")
+    return v
+
+
+cdef dict scout__config_dict(const ScoutState* s):
+    """engine Config.to_dict(): the options that are on, only."""
+    d = {"game": "scout", "players": s.players}
+    if s.opt_voluntary_pass:
+        d["voluntary_pass"] = True
+    return d
 
 
 cdef object scout__opt_seat(int v):
@@ -1318,6 +1374,7 @@ cdef class ScoutMirror:
         if type(n) is not int or not 2 <= n <= SCOUT_MAX_PLAYERS:
             raise ValueError(f"bad SCOUT snapshot: players {n!r}")
         s.players = n
+        s.opt_voluntary_pass = scout__opt_voluntary_pass(cfg, n)
         nd = scout_deck_in_play(n, deck)
         for k in range(nd):
             in_play |= (<uint64_t>1) << scout_pair_id(deck[k])
@@ -1388,7 +1445,7 @@ cdef class ScoutMirror:
             pile.sort()
             captured.append(pile)
         return {
-            "config": {"game": "scout", "players": n},
+            "config": scout__config_dict(s),
             "seed": self.seed_hex,
             "round": s.round_no,
             "phase": _SCOUT_PHASES[s.phase],
@@ -1538,6 +1595,7 @@ cdef class ScoutInfoSet:
         me = o["seat"]
         self.info.seat = me
         s.players = n
+        s.opt_voluntary_pass = scout__opt_voluntary_pass(config, n)
         s.round_no = o["round"]
         s.start = o["start"]
         s.phase = _SCOUT_PHASES.index(o["phase"])

@@ -92,6 +92,7 @@ ctypedef struct SoloState:
     unsigned char react_pending[SOLO_MAX_SEATS]     # in order; to_move is the first
     unsigned char react_nprotected
     unsigned char react_protected[SOLO_MAX_SEATS]
+    unsigned char react_call    # the Gift / Swap / Pass hands was played with "!" (judged when settled)
     # the rule set (engine Config) as far as the round needs it
     unsigned char opt_gifts
     unsigned char opt_protection
@@ -167,6 +168,7 @@ cdef enum:
     SCOUT_SHOW = 2
     SCOUT_SCOUT = 3
     SCOUT_SCOUT_SHOW = 4
+    SCOUT_PASS = 5          # two players, option voluntary_pass: ends the round
 
 cdef enum:
     SCOUT_END_L = 0
@@ -191,12 +193,13 @@ ctypedef struct ScoutState:
     int8_t start
     int8_t phase                           # SCOUT_PHASE_*
     int8_t turn                            # the seat to play in the play phase, else -1
-    int8_t owner                           # owner of the active set, -1 when the table is empty
+    int8_t owner                           # who showed the active set (kept when scouted empty), -1 before any show
     int8_t exempt                          # the seat exempt from the hand penalty, or -1
+    uint8_t opt_voluntary_pass             # the two-player option voluntary_pass (RULES.md 2.7.4)
 
 
 ctypedef struct ScoutAction:
-    uint8_t kind    # SCOUT_FLIP .. SCOUT_SCOUT_SHOW
+    uint8_t kind    # SCOUT_FLIP .. SCOUT_PASS
     uint8_t end     # scouts: SCOUT_END_L / SCOUT_END_R
     uint8_t value   # scouts: the value turned up
     uint8_t pos     # scouts: insertion index

@@ -291,21 +291,24 @@ cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, in
     cdef unsigned char rest[SOLO_NFACES]
     cdef int rsize = s.hsize[seat] - 1, rank = solo_frank[f], n = s.n, col, t, a, b, na, g0, g1, ng
     cdef bint multiples = s.opt_multiples
-    cdef bint call
+    cdef bint call, kept
     cdef unsigned long long mrest, ma
     if rank == SOLO_RK_WILD or rank == SOLO_RK_WD4:
         call = solo_needs_call_less(s, seat, rsize, f)
         for col in range(4):
             k = solo_push1(out, k, f, col, -1, 0, 0, 0, call)
     elif rank == SOLO_RK_SWAP:
+        # "!" only for the hand kept if a Protection cancels the Swap (RULES.md 1.8.14)
+        call = s.opt_protection and solo_needs_call_less(s, seat, rsize, f)
         for t in range(n):
             if t != seat:
-                k = solo_push1(out, k, f, -1, t, 0, 0, 0, False)
+                k = solo_push1(out, k, f, -1, t, 0, 0, 0, call)
     elif rank == SOLO_RK_GIFT:
         memcpy(rest, s.cnt[seat], SOLO_NFACES)
         rest[f] -= 1
+        kept = s.opt_protection and solo_needs_call_less(s, seat, rsize, f)
         if rsize <= 2:
-            # the whole rest is given: nothing is left, so no call
+            # the whole rest is given: a call only for the hand kept if it is cancelled
             ng = 0
             g0 = g1 = 0
             for a in range(SOLO_NFACES):
@@ -319,7 +322,7 @@ cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, in
                     na -= 1
             for t in range(n):
                 if t != seat:
-                    k = solo_push1(out, k, f, -1, t, ng, g0, g1, False)
+                    k = solo_push1(out, k, f, -1, t, ng, g0, g1, kept)
         else:
             # held masks of the rest, less the gift pair (a, a) or (a, b)
             mrest = s.held[seat]
@@ -330,7 +333,7 @@ cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, in
                     continue
                 if rest[a] >= 2:
                     ma = mrest & ~(1ULL << a) if rest[a] == 2 else mrest
-                    call = solo_needs_call_mask(ma, rsize - 2, multiples)
+                    call = kept or solo_needs_call_mask(ma, rsize - 2, multiples)
                     for t in range(n):
                         if t != seat:
                             k = solo_push1(out, k, f, -1, t, 2, a, a, call)
@@ -338,13 +341,13 @@ cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, in
                 for b in range(a + 1, SOLO_NFACES):
                     if not rest[b]:
                         continue
-                    call = solo_needs_call_mask(ma & ~(1ULL << b) if rest[b] == 1 else ma, rsize - 2,
-                                                multiples)
+                    call = kept or solo_needs_call_mask(ma & ~(1ULL << b) if rest[b] == 1 else ma,
+                                                        rsize - 2, multiples)
                     for t in range(n):
                         if t != seat:
                             k = solo_push1(out, k, f, -1, t, 2, a, b, call)
     else:
-        call = rank != SOLO_RK_PASS and solo_needs_call_less(s, seat, rsize, f)
+        call = (rank != SOLO_RK_PASS or s.opt_protection) and solo_needs_call_less(s, seat, rsize, f)
         k = solo_push1(out, k, f, -1, -1, 0, 0, 0, call)
     return k
 
@@ -580,6 +583,7 @@ cdef inline void solo_clear_react(SoloState* s) noexcept nogil:
     s.react_gift[1] = 0
     s.react_npending = 0
     s.react_nprotected = 0
+    s.react_call = 0
 
 
 cdef inline void solo_reshuffle(SoloState* s, Rng* rng) noexcept nogil:
@@ -668,9 +672,30 @@ cdef void solo_swap_rows(SoloState* s, int a, int b) noexcept nogil:
     s.held[b] = h
 
 
-cdef void solo_resolve(SoloState* s) noexcept nogil:
+cdef inline void solo_judge_call(SoloState* s, int seat, bint due, bint call) noexcept nogil:
+    """Engine _judge_call: own later plays never close the seat's window nor make up a miss."""
+    if s.solo_seat == seat:
+        if s.solo_called and due:
+            s.solo_called = call
+        return
+    if due:
+        s.solo_seat = seat
+        s.solo_called = call
+
+
+cdef inline void solo_settle_call(SoloState* s, int by, bint kept, bint call, Rng* rng) noexcept nogil:
+    """Engine _settle_call: the call of a settled Gift, Swap or Pass hands (RULES.md 1.8.14)."""
+    cdef bint due = kept and solo_needs_call_mask(s.held[by], s.hsize[by], s.opt_multiples)
+    if s.solo_seat < 0 or s.solo_seat == by:
+        solo_judge_call(s, by, due, call)
+    elif due and not call and not s.opt_call_window:
+        solo_take(s, by, 2, rng)
+
+
+cdef void solo_resolve(SoloState* s, Rng* rng) noexcept nogil:
     """Engine _resolve: carry out the Gift, Swap or Pass hands of the closed window."""
     cdef int kind = s.react_kind, by = s.react_by, target = s.react_target
+    cdef bint call = s.react_call
     cdef int ngift = s.react_ngift, i, j, m, seat, nprot = s.react_nprotected
     cdef unsigned char gift[2]
     cdef unsigned char prot[SOLO_MAX_SEATS]
@@ -686,6 +711,7 @@ cdef void solo_resolve(SoloState* s) noexcept nogil:
     if kind == SOLO_RK_SWAP:
         solo_swap_rows(s, by, target)
         s.turn = target
+        solo_settle_call(s, by, False, call, rng)
     elif kind == SOLO_RK_GIFT:
         for i in range(ngift):
             solo_sub(s, by, gift[i])
@@ -693,6 +719,8 @@ cdef void solo_resolve(SoloState* s) noexcept nogil:
         s.turn = solo_next(s, by, 1)
         if s.hsize[by] == 0:
             solo_win(s, by)
+        else:
+            solo_settle_call(s, by, True, call, rng)
     else:
         m = 0
         for i in range(s.n):
@@ -715,6 +743,7 @@ cdef void solo_resolve(SoloState* s) noexcept nogil:
                 s.hsize[j] = oldsize[i]
                 s.held[j] = oldheld[i]
         s.turn = solo_next(s, by, 1)
+        solo_settle_call(s, by, m < 2, call, rng)
 
 
 cdef inline void solo_remove_pending(SoloState* s, int seat) noexcept nogil:
@@ -726,45 +755,33 @@ cdef inline void solo_remove_pending(SoloState* s, int seat) noexcept nogil:
     s.react_npending = m
 
 
-cdef inline void solo_decline(SoloState* s, int seat) noexcept nogil:
+cdef inline void solo_decline(SoloState* s, int seat, Rng* rng) noexcept nogil:
     solo_remove_pending(s, seat)
     if s.react_kind == SOLO_RK_SKIP:
         solo_clear_react(s)
         s.turn = solo_next(s, seat, 1)
     elif s.react_npending == 0:
-        solo_resolve(s)
+        solo_resolve(s, rng)
 
 
-cdef inline void solo_protect(SoloState* s, int seat, int top) noexcept nogil:
+cdef inline void solo_protect(SoloState* s, int seat, int top, Rng* rng) noexcept nogil:
     """Engine _protect: a Protection played against a Gift, Swap or Pass hands."""
     cdef int by = s.react_by
+    cdef bint call = s.react_call
     s.colour = solo_fcolour[top]
     solo_remove_pending(s, seat)
     s.react_protected[s.react_nprotected] = seat
     s.react_nprotected += 1
     if s.react_kind == SOLO_RK_PASS:
         if s.react_npending == 0:
-            solo_resolve(s)
+            solo_resolve(s, rng)
         return
     solo_clear_react(s)
     s.turn = solo_next(s, by, 1)
+    solo_settle_call(s, by, True, call, rng)
 
 
-cdef inline void solo_open_solo_window(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
-    cdef int size = s.hsize[seat], rank = solo_frank[a.cards[0]]
-    cdef unsigned long long m = solo_mask_less(s, seat, a.gift[0] if a.ngift > 0 else -1,
-                                               a.gift[1] if a.ngift > 1 else -1, -1)
-    size -= a.ngift
-    if a.call or (rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS and size > 0
-                  and solo_needs_call_mask(m, size, s.opt_multiples)):
-        s.solo_seat = seat
-        s.solo_called = a.call
-    elif s.solo_seat == seat:
-        s.solo_seat = -1
-        s.solo_called = 0
-
-
-cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
+cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a, Rng* rng) noexcept nogil:
     cdef int top = a.cards[a.ncards - 1], rank = solo_frank[top], target, i, o
     s.colour = a.colour if a.colour >= 0 else solo_fcolour[top]
     if rank == SOLO_RK_PASS:
@@ -802,13 +819,14 @@ cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexce
         s.react_ngift = a.ngift
         s.react_gift[0] = a.gift[0] if a.ngift > 0 else 0
         s.react_gift[1] = a.gift[1] if a.ngift > 1 else 0
+        s.react_call = a.call
         s.react_nprotected = 0
         s.react_npending = 0
         if solo_holds_protection(s, target):
             s.react_pending[0] = target
             s.react_npending = 1
         else:
-            solo_resolve(s)
+            solo_resolve(s, rng)
     elif rank == SOLO_RK_PASS:
         s.turn = -1
         s.has_react = 1
@@ -816,6 +834,7 @@ cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexce
         s.react_by = seat
         s.react_target = -1
         s.react_ngift = 0
+        s.react_call = a.call
         s.react_nprotected = 0
         s.react_npending = 0
         for i in range(s.n):
@@ -824,13 +843,13 @@ cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a) noexce
                 s.react_pending[s.react_npending] = o
                 s.react_npending += 1
         if s.react_npending == 0:
-            solo_resolve(s)
+            solo_resolve(s, rng)
     else:
         s.turn = solo_next(s, seat, 1)
 
 
-cdef inline void solo_play(SoloState* s, int seat, const SoloAction* a) noexcept nogil:
-    cdef int i, f, top
+cdef inline void solo_play(SoloState* s, int seat, const SoloAction* a, Rng* rng) noexcept nogil:
+    cdef int i, f, top, rank = solo_frank[a.cards[0]]
     cdef bint protecting = (s.has_react and solo_in_pending(s, seat)
                             and solo_frank[a.cards[0]] == SOLO_RK_PROT)
     for i in range(a.ncards):
@@ -845,12 +864,14 @@ cdef inline void solo_play(SoloState* s, int seat, const SoloAction* a) noexcept
     if s.hsize[seat] == 0:
         solo_win(s, seat)
         return
-    solo_open_solo_window(s, seat, a)
+    if rank != SOLO_RK_GIFT and rank != SOLO_RK_SWAP and rank != SOLO_RK_PASS:
+        solo_judge_call(s, seat, solo_needs_call_mask(s.held[seat], s.hsize[seat], s.opt_multiples),
+                        a.call)
     if protecting and s.react_kind != SOLO_RK_SKIP:
-        solo_protect(s, seat, top)
+        solo_protect(s, seat, top, rng)
         return
     solo_clear_react(s)
-    solo_effect(s, seat, a)
+    solo_effect(s, seat, a, rng)
 
 
 cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noexcept nogil:
@@ -863,14 +884,14 @@ cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noex
         return
     solo_close_windows(s, seat, rng)
     if a.kind == SOLO_A_PLAY:
-        solo_play(s, seat, a)
+        solo_play(s, seat, a, rng)
     elif a.kind == SOLO_A_DRAW:
         solo_draw_action(s, seat, rng)
     elif a.kind == SOLO_A_KEEP:
         s.drawn = -1
         s.turn = solo_next(s, seat, 1)
     else:
-        solo_decline(s, seat)
+        solo_decline(s, seat, rng)
 
 
 # --- results -----------------------------------------------------------------------------
@@ -1040,6 +1061,7 @@ cdef void solo_best_single(const SoloState* s, int seat, int f, SoloPick* pk, Rn
             solo_consider(pk, solo_score(s, seat, &a), &a, rng)
         return
     if rank == SOLO_RK_SWAP:
+        a.call = s.opt_protection and solo_needs_call_less(s, seat, rsize, f)
         for t in range(s.n):
             if t != seat:
                 a.target = t
@@ -1048,7 +1070,8 @@ cdef void solo_best_single(const SoloState* s, int seat, int f, SoloPick* pk, Rn
     if rank == SOLO_RK_GIFT:
         memcpy(rest, s.cnt[seat], SOLO_NFACES)
         rest[f] -= 1
-        if rsize <= 2:   # the whole rest is given (in face order), no call
+        a.call = s.opt_protection and solo_needs_call_less(s, seat, rsize, f)  # if cancelled
+        if rsize <= 2:   # the whole rest is given (in face order)
             ng = 0
             for g in range(SOLO_NFACES):
                 for k in range(rest[g]):
@@ -1078,14 +1101,14 @@ cdef void solo_best_single(const SoloState* s, int seat, int f, SoloPick* pk, Rn
             a.ngift = 2
             a.gift[0] = b0 if b0 <= b1 else b1
             a.gift[1] = b1 if b0 <= b1 else b0
-            a.call = solo_needs_call_mask(solo_mask_less(s, seat, f, a.gift[0], a.gift[1]),
-                                          rsize - 2, s.opt_multiples)
+            a.call = a.call or solo_needs_call_mask(solo_mask_less(s, seat, f, a.gift[0], a.gift[1]),
+                                                    rsize - 2, s.opt_multiples)
         for t in range(s.n):
             if t != seat:
                 a.target = t
                 solo_consider(pk, solo_score(s, seat, &a), &a, rng)
         return
-    a.call = rank != SOLO_RK_PASS and solo_needs_call_less(s, seat, rsize, f)
+    a.call = (rank != SOLO_RK_PASS or s.opt_protection) and solo_needs_call_less(s, seat, rsize, f)
     solo_consider(pk, solo_score(s, seat, &a), &a, rng)
 
 
@@ -1520,6 +1543,7 @@ cdef void _solo_set_public(SoloState* s, dict d) except *:
         s.react_npending = len(pending)
         for i in range(len(pending)):
             s.react_pending[i] = _solo_seat(pending[i], n)
+        s.react_call = bool(react.get("call", False))
         s.react_nprotected = len(protected)
         for i in range(len(protected)):
             s.react_protected[i] = _solo_seat(protected[i], n)
@@ -1607,6 +1631,7 @@ cdef class SoloMirror:
                 "gift": [_SOLO_TEXT[s.react_gift[i]] for i in range(s.react_ngift)],
                 "pending": [s.react_pending[i] for i in range(s.react_npending)],
                 "protected": [s.react_protected[i] for i in range(s.react_nprotected)],
+                "call": bool(s.react_call),
             }
         return {
             "game": "solo",

@@ -3,11 +3,16 @@
 A bot is asked in two ways: ``choose`` when the game waits for its seat (it must return
 one of the legal actions), and ``react`` when it merely *may* act out of turn (a jump-in,
 a SOLO call or catch, a Protection, a SCOUT hand turn): it returns an action or None.
-Bots draw randomness only from their own seeded ``engine.shuffle.Stream``.
+Bots draw randomness only from their own seeded ``engine.shuffle.Stream``, whose seed
+``bot_seed`` derives one way from the match seed and the seat: a bot can never recompute
+the deal. Besides the built-in names, ``make_bot`` takes the plugin forms of
+``ai/plugins.py`` (``module:Class``, ``path/bot.py:Class``, a ``cardtable.bots`` entry
+point, ``cmd:COMMAND``; docs/bots.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -80,19 +85,105 @@ BOTS: dict[str, Callable[[bytes, int, str], Bot]] = {
 LEVELS = {"random": ("",), "heuristic": ("",), "ismcts": ("", "fast", "normal", "strong")}
 
 
+def bot_seed(match_seed: bytes, seat: int) -> bytes:
+    """The seed a bot in ``seat`` gets: SHA-256 of the match seed and the seat (one way, so
+    the deal's seed cannot be recovered from it)."""
+    return hashlib.sha256(b"cardtable/bot-seed\0" + bytes(match_seed) + b"\0" + str(seat).encode()).digest()
+
+
+FORGET = "/forget="
+"""A bot spec's suffix for the rate at which it forgets its SOLO calls: ``heuristic/forget=0.1``."""
+
+
 def parse_bot_spec(spec: str) -> tuple[str, str]:
-    """``name`` or ``name:level`` → (name, level); raises ParseError for unknown bots."""
-    name, _, level = spec.strip().partition(":")
+    """``name`` or ``name:level`` (with an optional ``/forget=RATE``) → (name, level); a plugin
+    spec → ("plugin", spec) once it loads. Raises ParseError for unknown bots and bad rates."""
+    base, rate = split_forget(spec)
+    name, _, level = base.strip().partition(":")
     if name not in BOTS:
-        raise ParseError(f"unknown bot {name!r}: choose from {', '.join(sorted(BOTS))}")
+        from ai.plugins import plugin_factory
+
+        plugin_factory(spec.strip())
+        return "plugin", spec.strip()
     if level not in LEVELS[name]:
         levels = [lv for lv in LEVELS[name] if lv]
         choice = f"choose {', '.join(levels)}" if levels else "it has no levels"
         raise ParseError(f"unknown level {level!r} for bot {name!r}: {choice}")
+    if rate and name not in FORGETFUL:
+        raise ParseError(f"the {name} bot does not forget SOLO calls (only {' and '.join(FORGETFUL)} do)")
     return name, level
 
 
-def make_bot(spec: str, seed: bytes, seat: int) -> Bot:
-    """A bot from its spec (``random``, ``heuristic``, ``ismcts:fast`` ...)."""
+def split_forget(spec: str) -> tuple[str, float]:
+    """``ismcts:fast/forget=0.1`` → (``ismcts:fast``, 0.1); no suffix: rate 0."""
+    base, sep, rate = spec.partition(FORGET)
+    if not sep:
+        return spec, 0.0
+    try:
+        value = float(rate)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise ParseError(f"the forget rate must be a number from 0 to 1, not {rate!r}")
+    return base, value
+
+
+def with_forget(spec: str, rate: float) -> str:
+    """``spec`` with the SOLO-call forget rate ``rate`` (bots that never forget are left as they are)."""
+    base, _ = split_forget(spec)
+    name = base.strip().partition(":")[0]
+    return f"{base}{FORGET}{rate:g}" if rate and name in FORGETFUL else base
+
+
+def make_bot(spec: str, seed: bytes, seat: int, time_budget: float | None = None) -> Bot:
+    """A bot from its spec (``random``, ``ismcts:fast``, ``heuristic/forget=0.1``, a plugin ...)
+    for ``seat`` of the match seeded ``seed``; it is given ``bot_seed(seed, seat)``, never
+    ``seed`` itself. ``time_budget`` (seconds a decision) applies to process bots."""
     name, level = parse_bot_spec(spec)
-    return BOTS[name](seed, seat, level)
+    own_seed = bot_seed(seed, seat)
+    if name == "plugin":
+        from ai.plugins import plugin_factory
+
+        plugin: Bot = plugin_factory(level)(own_seed, seat, time_budget)
+        return plugin
+    bot = BOTS[name](own_seed, seat, level)
+    rate = split_forget(spec)[1]
+    return ForgetsCalls(bot, rate, Stream(own_seed, f"bot/forget/{seat}")) if rate else bot
+
+
+FORGETFUL = ("heuristic", "ismcts")
+
+
+class ForgetsCalls:
+    """A bot that, as people do, now and then forgets to call SOLO: with probability ``rate`` a
+    play that goes with a call is made without it, and then no late call follows while that
+    SOLO window is open (so others can catch it)."""
+
+    def __init__(self, bot: Bot, rate: float, rng: Stream) -> None:
+        self.bot, self.rate, self.rng = bot, rate, rng
+        self.name = bot.name
+        self.forgot = False
+
+    def _roll(self) -> bool:
+        return self.rng.below(1_000_000) < self.rate * 1_000_000
+
+    def _filter(self, obs: dict[str, Any], legal: Sequence[Any], action: Any) -> Any:
+        solo = obs.get("solo")
+        if not solo or solo.get("seat") != obs.get("seat") or solo.get("called"):
+            self.forgot = False  # no open window of ours: a new chance to remember
+        text = str(action)
+        if text.endswith("!") and self._roll():
+            plain = next((a for a in legal if str(a) == text[:-1]), None)
+            if plain is not None:
+                self.forgot = True
+                return plain
+        return action
+
+    def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
+        return self._filter(obs, legal, self.bot.choose(obs, legal))
+
+    def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
+        action = self.bot.react(obs, legal)
+        if action is not None and str(action) == "solo" and self.forgot:
+            return None
+        return None if action is None else self._filter(obs, legal, action)

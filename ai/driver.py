@@ -25,6 +25,7 @@ class GameResult:
     seconds_per_seat: list[float] = field(default_factory=list)
     moves_per_seat: list[int] = field(default_factory=list)
     digest: str = ""
+    cpu_per_seat: list[float] = field(default_factory=list)
 
 
 def play_match(
@@ -32,10 +33,17 @@ def play_match(
     bots: Sequence[Any],
     max_actions: int = 200_000,
     clock: Callable[[], float] | None = None,
+    cpu_clock: Callable[[], float] | None = None,
 ) -> GameResult:
-    """Play ``match`` to its end; every applied ``(seat, action text)`` is recorded."""
+    """Play ``match`` to its end; every applied ``(seat, action text)`` is recorded.
+
+    ``clock`` (wall) and ``cpu_clock`` (this thread's CPU time, e.g. ``time.thread_time``)
+    time each seat's decisions; a bot with a ``cpu_seconds()`` method (a program in its own
+    process) adds the CPU time it reports.
+    """
     n = match.config.players
     spent = [0.0] * n
+    cpu = [0.0] * n
     moves = [0] * n
     entries: list[tuple[int, str]] = []
     while not match.is_over():
@@ -43,15 +51,24 @@ def play_match(
             raise RuntimeError(f"the match did not end within {max_actions} actions")
         waiting = match.to_move()
         assert waiting is not None
-        seat, action = _next_action(match, bots, waiting, spent, moves, clock)
+        seat, action = _next_action(match, bots, waiting, (spent, cpu, moves), (clock, cpu_clock))
         match.apply(seat, action)
         entries.append((seat, str(action)))
+    for seat, bot in enumerate(bots):
+        outside = getattr(bot, "cpu_seconds", None)
+        if callable(outside):
+            cpu[seat] += outside()
     return GameResult(match.scores(), match.winners(), len(match.round_scores), entries,
-                      spent, moves, match.digest())
+                      spent, moves, match.digest(), cpu)
 
 
-def _next_action(match: Match, bots: Sequence[Any], waiting: int, spent: list[float],
-                 moves: list[int], clock: Callable[[], float] | None) -> tuple[int, Any]:
+Clocks = tuple["Callable[[], float] | None", "Callable[[], float] | None"]
+
+
+def _next_action(match: Match, bots: Sequence[Any], waiting: int,
+                 tally: tuple[list[float], list[float], list[int]], clocks: Clocks) -> tuple[int, Any]:
+    spent, cpu, moves = tally
+    clock, cpu_clock = clocks
     n = match.config.players
     actors = set(match.actors())
     for k in range(1, n + 1):
@@ -61,10 +78,13 @@ def _next_action(match: Match, bots: Sequence[Any], waiting: int, spent: list[fl
         must = seat == waiting
         legal = match.legal_actions(seat)
         start = clock() if clock else 0.0
+        cpu_start = cpu_clock() if cpu_clock else 0.0
         obs = match.observation(seat)
         action = bots[seat].choose(obs, legal) if must else bots[seat].react(obs, legal)
         if clock:
             spent[seat] += clock() - start
+        if cpu_clock:
+            cpu[seat] += cpu_clock() - cpu_start
         if action is not None:
             moves[seat] += 1
             return seat, action

@@ -6,7 +6,8 @@ group valued at minus the cards it is likely to leave in the hand at the end, mi
 to play it. Longer groups, sets over runs and higher values are more likely to get out.
 Every candidate move is then valued as what it gains now (cards captured, chips) plus the
 value of the hand it leaves, plus a small bonus for owning a set (over a run) of high
-value; the best wins.
+value; the best wins. A voluntary pass (two-player option) is valued as the round ending
+now: the whole hand counted, and the set's owner spared its hand.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
+from engine.scout.actions import Pass, Scout, ScoutShow, Show, TurnChoice
 from engine.scout.cards import parse_card
 from engine.scout.state import Strength, spans, strength
 from engine.shuffle import Stream
@@ -29,6 +30,7 @@ OWN_SET_VALUE = 0.02  # ... a high one more than a low one
 SCOUT_SHOW_CHIP = 1.0  # what keeping the Scout & Show chip is worth early in the round
 TWO_PLAYER_CHIP = 1.0  # a chip spent scouting in a 2-player round (it scores 1 at the end)
 STUCK = 1.0  # 2 players: scouting and still unable to show
+PASS_SPARES = 0.5  # per card of the set owner's hand that a voluntary pass spares it
 
 
 def _shed_chance(count: int, is_set: bool, value: int) -> float:
@@ -98,6 +100,7 @@ class View:
         self.target: Strength | None = strength(self.active) if self.active else None
         self.chips: list[int] = list(obs["chips"])
         self.sizes: list[int] = list(obs["hand_sizes"])
+        self.owner: int | None = obs["owner"]
         others = [s for k, s in enumerate(self.sizes) if k != self.me]
         self.shortest_other = min(others) if others else 0
 
@@ -168,6 +171,9 @@ def _value(view: View, action: Any) -> float:
         show = action.show
         chip = SCOUT_SHOW_CHIP * min(1.0, view.shortest_other / 5)
         return _show_value(view, ups, show.first, show.last, len(reduced)) - OWNER_CHIP - chip
+    if isinstance(action, Pass):
+        spared = view.sizes[view.owner] if view.owner is not None and view.owner != view.me else 0
+        return -len(view.ups) - PASS_SPARES * spared
     return float("-inf")
 
 

@@ -24,20 +24,23 @@ clock allows, the heuristic bot's move is played for it.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ai.bots import Bot, make_bot
+from cli.words import Speaker, plural
 from engine.errors import IllegalAction, ParseError
+from engine.game import Event
 from engine.match import Match
 
 CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
 HINT_BOT = "ismcts:normal"
 """What the hint key asks; the heuristic bot answers while the compiled search is missing."""
+RACE_WINDOW = 3.0
+"""Seconds after another seat's action during which a failed out-of-turn move is told as a lost race."""
 PENDING_TIMEOUT = 10.0
 """Seconds after which an unanswered proposal no longer blocks the turn clock."""
 
@@ -52,14 +55,20 @@ class Note:
     """Something to tell the player.
 
     ``kind`` is the engine event kind for game events (``play``, ``draw``, ``catch``, ``show``,
-    ``round_end``, ``match_end`` ...), or ``refused`` (a proposal of this seat was refused),
-    ``table`` (seats, seed, sequencer, takeovers), ``clock`` (the turn clock played for you),
-    ``info`` (anything else). ``text`` is in the engine's words (third person, seats by number).
+    ``round_end``, ``match_end`` ...) with its ``facts`` (``engine.game.Event``), or
+    ``refused`` (a proposal of this seat was refused), ``table`` (seats, seed, sequencer,
+    takeovers: ``text`` is already in the player's words), ``clock``, ``info``. ``text`` is the
+    engine's words for game events (used only for a kind the client has no words for).
     """
 
     kind: str
     seat: int | None
     text: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, event: Event) -> Note:
+        return cls(event.kind, event.seat, event.text, dict(event.facts))
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,18 @@ class BaseSession:
     def status(self) -> str:
         """A few words on the table before the match (lobby, seed agreement)."""
         return self.phase()
+
+    def table_name(self) -> str:
+        """The table's name as others see it in ``cardtable tables`` ("" for a private table)."""
+        return ""
+
+    def seat_holders(self) -> list[tuple[str, str]]:
+        """Per seat, before and during the match: who holds it and how (``you``, ``player``,
+        ``free``, ``computer``)."""
+        me = self.seat
+        rows = zip(self.names(), self.controllers(), strict=False)
+        return [("you", "you") if s == me else (name, "computer" if ctrl == "cpu" else "player")
+                for s, (name, ctrl) in enumerate(rows)]
 
     # --- the seat's view ------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Note], None]) -> None:
@@ -281,7 +302,7 @@ class LocalSession(BaseSession):
         events = self._match.apply(seat, action)
         self.version += 1
         for e in events:
-            self._emit(Note(e.kind, e.seat, e.text))
+            self._emit(Note.of(e))
 
     def step(self) -> bool:
         """Let one computer player act, if one wants to now; True if one did."""
@@ -321,13 +342,11 @@ class LocalSession(BaseSession):
         self._left = True
         self.bots[self.seat] = make_bot(CLOCK_BOT, self._match.seed, self.seat)
         self._asked = -1
-        self._emit(Note("table", self.seat, f"leaves the table; a computer player ({CLOCK_BOT}) takes over"))
+        self._emit(Note("table", self.seat,
+                        f"You leave the table; a computer player ({CLOCK_BOT}) takes over"))
 
 
 # --- a seat at a p2p table ---------------------------------------------------------------------------
-
-_SEAT_EVENT = re.compile(r"^seat (\d+): (.*)$", re.S)
-
 
 class NetSession(BaseSession):
     """This peer's seat at a table, over ``p2p.node.Node`` (asyncio) and ``p2p.peer.Peer``.
@@ -372,6 +391,23 @@ class NetSession(BaseSession):
             return "joining the table"
         return phase
 
+    def table_name(self) -> str:
+        return str(self.peer.table.name or "")
+
+    def seat_holders(self) -> list[tuple[str, str]]:
+        me = self.seat
+        rows = []
+        for s, seat in enumerate(self.peer.table.seats):
+            if s == me:
+                rows.append(("you", "you"))
+            elif seat.controller == "cpu":
+                rows.append((seat.name or f"cpu {s}", "computer"))
+            elif seat.owner is None:
+                rows.append(("free", "free"))
+            else:
+                rows.append((seat.name or f"seat {s}", "player"))
+        return rows
+
     def propose(self, text: str) -> str | None:
         text = text.strip()
         why = self.explain(text)
@@ -382,7 +418,7 @@ class NetSession(BaseSession):
 
     def leave(self) -> None:
         if not self.peer.leaving and not self.peer.left:
-            self._emit(Note("table", self.seat, "leaves the table; a computer player takes the seat"))
+            self._emit(Note("table", self.seat, "You leave the table; a computer player takes the seat"))
             self.node.leave()
 
     def _on_peer_event(self, event: Any) -> None:
@@ -390,90 +426,56 @@ class NetSession(BaseSession):
         if kind == "applied":
             self.version += 1
             if data.get("ok"):
-                for text in data.get("events", []):
-                    self._emit(_note_from_text(str(text)))
+                for event in data.get("events", []):
+                    self._emit(Note.of(Event.from_dict(event)))
             return
         if kind == "refused":
             self._emit(Note("refused", self.seat, str(data.get("reason") or "refused")))
             return
-        text = _table_words(kind, data)
+        text = _table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
             self.version += 1
             self._emit(Note("table", None, text))
 
 
-def _table_words(kind: str, data: dict[str, Any]) -> str | None:
+def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     """Peer events about the table (not the game) in words; None for the ones not worth telling."""
     seat = data.get("seat")
+    who = speak.who(seat) if isinstance(seat, int) else "a seat"
     words = {
-        "seated": f"you are seated: your seat number is {seat}",
-        "started": "the shuffle is agreed: the match starts",
-        "takeover": f"seat {seat} is silent: a computer player plays it for now",
-        "return": f"seat {seat} is back with its owner",
-        "forfeit": f"seat {seat} goes to a computer player (no seed share)",
-        "left": "the table has your leave: you are out",
-        "resumed": f"resumed the table at entry {data.get('commit')}",
-        "bot_error": f"a computer player failed: {data.get('error')}",
+        "seated": f"You are seated: your seat number is {seat}",
+        "started": "The shuffle is agreed: the match starts",
+        "takeover": f"{who} is silent: a computer player plays for now",
+        "return": f"{who} is back",
+        "forfeit": f"{who} goes to a computer player (no seed share)",
+        "left": "The table has your leave: you are out",
+        "resumed": f"Resumed the table at entry {data.get('commit')}",
+        "bot_error": f"A computer player failed: {data.get('error')}",
     }
     return words.get(kind)
 
 
-def _note_from_text(text: str) -> Note:
-    """A note from an event's text form (``str(Event)``: ``seat 2: plays R7`` or plain words)."""
-    m = _SEAT_EVENT.match(text)
-    if m:
-        return Note(_guess_kind(m.group(2)), int(m.group(1)), m.group(2))
-    return Note(_guess_kind(text), None, text)
-
-
-def _guess_kind(text: str) -> str:
-    for prefix, kind in (("round ", "round_end" if " ends" in text else "round_start"),
-                         ("match over", "match_end"), ("plays", "play"), ("jumps in", "play"),
-                         ("calls SOLO", "call"), ("catches", "catch"), ("draws", "draw"),
-                         ("shows", "show"), ("scouts", "scout")):
-        if text.startswith(prefix):
-            return kind
-    return "event"
-
-
-# --- events in words ------------------------------------------------------------------------------
-
-_YOU_VERBS = {
-    "plays": "play", "jumps": "jump", "draws": "draw", "keeps": "keep", "calls": "call",
-    "catches": "catch", "does": "do", "did": "did", "is": "are", "has": "have", "gives": "give",
-    "gets": "get",
-    "swaps": "swap", "turns": "turn", "shows": "show", "scouts": "scout", "starts": "start",
-    "empties": "empty", "leaves": "leave", "forfeits": "forfeit", "cannot": "cannot",
-}
-_YOU_AFTER = ((" and draws ", " and draw "), (" and calls ", " and call "), (" and wins ", " and win "),
-              (", captures ", ", capture "), (", inserts ", ", insert "), (", pays ", ", pay "),
-              (" and moves again", " and move again"), (" their ", " your "))
-
-
 def words(note: Note, me: int | None, names: Sequence[str]) -> str:
-    """The note as a sentence for this seat: seats by name, ``you`` for its own seat."""
+    """The note as a sentence for seat ``me``: game events from their fields (``cli.words``),
+    the others as they were said."""
+    if note.kind in ("table", "info", "refused", "clock"):
+        return note.text[:1].upper() + note.text[1:]
+    return Speaker(me, names).event(note.kind, note.seat, note.facts, note.text)
 
-    def name(seat: int, possessive: bool = False) -> str:
-        if seat == me:
-            return "your" if possessive else "you"
-        who = names[seat] if 0 <= seat < len(names) else f"seat {seat}"
-        label = f"{who} (seat {seat})" if who != f"seat {seat}" else who
-        return label + ("'s" if possessive else "")
 
-    text = re.sub(r"seat (\d+)('s)?", lambda m: name(int(m.group(1)), bool(m.group(2))), note.text)
-    text = text.replace("you, who draws", "you: you draw")
-    text = re.sub(r"\byou (gets|has|is)\b", lambda m: "you " + _YOU_VERBS[m.group(1)], text)
-    if note.seat is None:
-        return text[:1].upper() + text[1:]
-    if text.startswith("nobody beat their set"):
-        return "Nobody beat " + name(note.seat, True) + text[len("nobody beat their"):]
-    if note.seat == me:
-        first, _, rest = text.partition(" ")
-        text = f"{_YOU_VERBS.get(first, first)} {rest}".strip()
-        for old, new in _YOU_AFTER:
-            text = text.replace(old, new)
-        return f"You {text}"
-    return f"{name(note.seat)} {text}"
+_PAST = {"play": "played", "call": "called SOLO", "catch": "caught", "false_catch": "tried a catch",
+         "draw": "drew", "keep": "kept their card", "decline": "declined", "protect": "played a Protection",
+         "swap": "swapped hands", "gift": "gave a Gift", "pass": "passed hands", "flip": "turned their hand",
+         "show": "showed", "scout": "scouted"}
+
+
+def past_tense(note: Note) -> str:
+    """What another seat did, in the past tense (for a lost race), from the event's fields."""
+    if note.kind == "play" and note.facts.get("jump"):
+        return "jumped in"
+    if note.kind == "keep" and note.facts.get("hand"):
+        return "kept their hand"
+    return _PAST.get(note.kind, "moved")
 
 
 # --- building actions step by step ---------------------------------------------------------------
@@ -619,7 +621,7 @@ def _solo_dims(b: Builder) -> list[_Dim]:
     def target_label(key: str) -> str:
         t = int(key)
         sizes = obs.get("hand_sizes", [])
-        size = f", {sizes[t]} cards" if t < len(sizes) else ""
+        size = f", {plural(sizes[t], 'card')}" if t < len(sizes) else ""
         who = b.names[t] if t < len(b.names) else f"seat {t}"
         return f"seat {t} ({who}{size})"
 
@@ -658,7 +660,7 @@ def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], na
     seat = obs.get("seat")
     if key == "draw":
         penalty = obs.get("penalty") or 0
-        return f"draw: take the penalty of {penalty} cards" if penalty else "draw a card"
+        return f"draw: take the penalty of {plural(penalty, 'card')}" if penalty else "draw a card"
     if key == "keep":
         return f"keep {obs.get('drawn')} (end your turn)"
     if key == "decline":
@@ -692,7 +694,7 @@ def _scout_dims(b: Builder) -> list[_Dim]:
     active = [parse_card(t) for t in obs.get("active", [])]
 
     def kind(a: Any) -> tuple[str, ...]:
-        if isinstance(a, TurnChoice):
+        if isinstance(a, TurnChoice) or str(a) == "pass":  # pass: option voluntary_pass
             return (str(a),)
         return ({Show: "show", Scout: "scout", ScoutShow: "scoutshow"}[type(a)],)
 
@@ -726,7 +728,8 @@ def _scout_dims(b: Builder) -> list[_Dim]:
     def move_label(key: str) -> str:
         return {"flip": "flip: turn your whole hand around", "keep": "keep your hand as dealt",
                 "show": "show cards from your hand", "scout": "scout a card from the table",
-                "scoutshow": "Scout & Show (once per round)"}.get(key, key)
+                "scoutshow": "Scout & Show (once per round)",
+                "pass": "pass: end the round (voluntary pass)"}.get(key, key)
 
     def end_label(key: str) -> str:
         card = active[0] if key == "L" else active[-1]
@@ -805,6 +808,7 @@ class Controller:
         self.clock_start: float | None = None
         self._last_bot = 0.0
         self._clock_bot: Bot | None = None
+        self._last_other: tuple[Note, float, Options | None] | None = None
         self._listeners: list[Callable[[], None]] = []
         self._cache: dict[str, Any] = {}
         self._cache_key: tuple[Any, ...] = ()
@@ -831,10 +835,14 @@ class Controller:
             self.pending = None
             self.clock_start = None
         if note.kind == "refused":
-            self.message = f"refused: {note.text}"
-        if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
-            self._drop_stale_builder()
-        self._say(words(note, me, self.session.names()))
+            self.message = self.lost_race(f"refused: {note.text}")
+            self._say(self.message[:1].upper() + self.message[1:] + ".")
+        else:
+            if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
+                self._drop_stale_builder()
+                if note.kind in _PAST:  # the options shown before it are what a late key press meant
+                    self._last_other = (note, self.clock(), self._cache.get("options"))
+            self._say(words(note, me, self.session.names()))
         if note.kind == "round_end":
             self.summary = self.round_summary()
             self._say(self.summary)
@@ -843,6 +851,27 @@ class Controller:
             self._say(self.summary)
         for callback in list(self._listeners):
             callback()
+
+    def lost_race(self, reason: str) -> str:
+        """``reason`` for an out-of-turn move that failed, or, when another seat acted in the last
+        ``RACE_WINDOW`` seconds, the race it lost: ``too late: cpu 2 jumped in first``."""
+        last = self._last_other
+        if last is None or self.clock() - last[1] > RACE_WINDOW:
+            return reason
+        note = last[0]
+        names = self.session.names()
+        if note.seat == self.seat:
+            return reason
+        who = names[note.seat] if note.seat is not None and note.seat < len(names) else f"seat {note.seat}"
+        return f"too late: {who} {past_tense(note)} first"
+
+    def race_options(self) -> Options:
+        """The out-of-turn options shown just before another seat's action of the last
+        ``RACE_WINDOW`` seconds took them away (their keys still answer, with ``lost_race``)."""
+        last = self._last_other
+        if last is None or last[2] is None or self.clock() - last[1] > RACE_WINDOW:
+            return Options()
+        return last[2]
 
     def _say(self, line: str) -> None:
         self.log.append(line)
@@ -896,6 +925,12 @@ class Controller:
         if solo and not solo["called"] and solo["seat"] != self.seat:
             return int(solo["seat"])
         return None
+
+    def playable_cards(self) -> set[str]:
+        """The SOLO cards of the hand that some move worth offering plays now (in turn or not)."""
+        from engine.solo.actions import Play
+
+        return {c.text for a in self.actions() if isinstance(a, Play) for c in a.cards}
 
     def turn_moves(self) -> list[Any]:
         """The moves the game waits for from this seat (empty when it is not waiting for it)."""
@@ -1009,6 +1044,52 @@ class Controller:
         now = self.clock() if now is None else now
         return max(0.0, self.turn_clock - (now - self.clock_start))
 
+    def lobby_lines(self) -> list[str]:
+        """Before the match: the table's name, how others join, and who holds each seat."""
+        session = self.session
+        if session.phase() not in ("lobby", "seeding"):
+            return []
+        lines = []
+        name = session.table_name()
+        if name:
+            lines += [f"Table {name!r}", f"Others join with:  cardtable join {name}"]
+        holders = session.seat_holders()
+        free = sum(1 for _, how in holders if how == "free")
+        for s, (who, how) in enumerate(holders):
+            what = {"you": "you", "free": "free: waiting for a player",
+                    "computer": f"{who} (computer player)", "player": who}[how]
+            lines.append(f"seat {s}: {what}")
+        if free:
+            verb = "has" if free == 1 else "have"
+            lines.append(f"The match starts when {plural(free, 'more player')} {verb} joined.")
+        else:
+            lines.append(session.status().capitalize() + ".")
+        return lines
+
+    def scoring_line(self) -> str:
+        """How the match is scored and who leads, in a few words (always on screen)."""
+        obs = self.session.observation()
+        if obs is None:
+            return ""
+        cfg = obs["config"]
+        totals = list(obs["totals"])
+        lowest = obs["game"] == "solo" and cfg.get("scoring") == "penalty"
+        if obs["game"] == "scout":
+            rule = f"highest total wins after {cfg['players']} rounds"
+        elif lowest:
+            rule = f"penalty points: lowest total wins, ends at {cfg['threshold']}"
+        else:
+            rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
+        if cfg.get("rounds"):
+            rule += f" (or after {cfg['rounds']} rounds)"
+        best = min(totals) if lowest else max(totals)
+        if not totals or all(t == best for t in totals):
+            return f"{rule} · all level"
+        names = self.session.names()
+        leaders = ", ".join("you" if s == self.seat else (names[s] if s < len(names) else f"seat {s}")
+                            for s, t in enumerate(totals) if t == best)
+        return f"{rule} · leading: {leaders} ({best})"
+
     def round_summary(self) -> str:
         rounds = self.session.round_scores()
         if not rounds:
@@ -1120,13 +1201,13 @@ class Controller:
     def jump_in(self) -> str | None:
         opts = self.options()
         if not opts.jump:
-            return "no jump-in now"
+            return self.lost_race("no jump-in now")
         return self._play_group(opts.jump)
 
     def protect(self) -> str | None:
         opts = self.options()
         if not opts.protect:
-            return "no Protection to play now"
+            return self.lost_race("no Protection to play now")
         return self._play_group(opts.protect)
 
     def _play_group(self, actions: list[Any]) -> str | None:
@@ -1149,18 +1230,18 @@ class Controller:
             self.message = ("SOLO! will be called with your play" if self.call_armed
                             else "SOLO! call withdrawn")
             return None
-        return "no SOLO call to make now"
+        return self.lost_race("no SOLO call to make now")
 
     def catch(self) -> str | None:
         opts = self.options()
         if not opts.catch:
-            return "nobody to catch now"
+            return self.lost_race("nobody to catch now")
         return self.submit(str(opts.catch[0]))
 
     def decline(self) -> str | None:
         opts = self.options()
         if opts.decline is None:
-            return "no Protection window for you"
+            return self.lost_race("no Protection window for you")
         return self.submit(str(opts.decline))
 
     def flip(self, flip: bool = True) -> str | None:

@@ -6,13 +6,16 @@ import sys
 
 import click
 
+from cli.games_cmd import games
 from cli.match_cmd import match
 from cli.net_cmds import host, join, tables
 from cli.play_cmd import play
 from cli.replay_cmd import replay
+from cli.tournament_cmd import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="cardtable", prog_name="cardtable", message="%(prog)s %(version)s")
 def cli() -> None:
     """SOLO and SCOUT on a LAN with no server, and headless matches between bots."""
 
@@ -23,6 +26,8 @@ cli.add_command(tables)
 cli.add_command(host)
 cli.add_command(join)
 cli.add_command(play)
+cli.add_command(tournament)
+cli.add_command(games)
 
 
 def main(argv: list[str] | None = None) -> None:

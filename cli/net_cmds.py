@@ -19,13 +19,14 @@ from typing import Any
 
 import click
 
-from ai.bots import parse_bot_spec
+from ai.bots import parse_bot_spec, with_forget
 from cli.options import (
     auto_option,
     bot_delay_option,
     broadcast_option,
     discovery_port_option,
     edition_option,
+    forget_calls_option,
     fresh_option,
     game_argument,
     home_option,
@@ -34,9 +35,12 @@ from cli.options import (
     passphrase_option,
     plain_option,
     players_option,
+    pool_option,
     port_option,
+    scoring_overrides,
     seconds_option,
     takeover_option,
+    threshold_option,
     turn_clock_option,
     verbose_option,
 )
@@ -130,10 +134,8 @@ def _table_list(heard: list[Any]) -> str:
               help="Seats for computer players (the others wait for people).")
 @click.option("--bots", default="heuristic", show_default=True, metavar="BOT",
               help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
-@click.option("--pool", type=click.IntRange(1, 10_000), default=None,
-              help="SOLO pool scoring (classic): the starting pool; a small pool is a short match.")
-@click.option("--threshold", type=click.IntRange(1, 10_000), default=None,
-              help="SOLO penalty scoring (anniversary): the total that ends the match.")
+@pool_option
+@threshold_option
 @passphrase_option
 @port_option
 @auto_option
@@ -141,6 +143,7 @@ def _table_list(heard: list[Any]) -> str:
 @fresh_option
 @takeover_option
 @bot_delay_option
+@forget_calls_option
 @linger_option
 @discovery_port_option
 @broadcast_option
@@ -149,8 +152,9 @@ def _table_list(heard: list[Any]) -> str:
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
          threshold: int | None, passphrase: str | None, port: int, auto: str | None, home: Path | None,
-         fresh: bool, takeover: float, bot_delay: float, linger: float, discovery_port: int,
-         broadcast: tuple[str, ...], verbose: bool, plain: bool, turn_clock: float | None) -> None:
+         fresh: bool, takeover: float, bot_delay: float, forget_calls: float, linger: float,
+         discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
+         turn_clock: float | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
     The table is announced by beacons; people join with 'cardtable join'. With --auto the
@@ -158,9 +162,10 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     unfinished table kept in --home (after a crash) is resumed instead, unless --fresh.
     """
     _check_bot(bots, "--bots")
+    bots = with_forget(bots, forget_calls)
     auto = _auto(auto)
     _check_name(name)
-    config = make_config(game, players, edition, **_scoring(game, edition, pool, threshold))
+    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold))
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
                                  param_hint="--cpu")
@@ -184,19 +189,6 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
         ctx.intro = intro
     ctx.run(peer)
-
-
-def _scoring(game: str, edition: str | None, pool: int | None,
-             threshold: int | None) -> dict[str, int | None]:
-    if game != "solo" and (pool is not None or threshold is not None):
-        raise click.BadParameter("SCOUT has no scoring options", param_hint="--pool/--threshold")
-    anniversary = edition == "anniversary"
-    if pool is not None and anniversary:
-        raise click.BadParameter("the anniversary edition scores by penalty: use --threshold",
-                                 param_hint="--pool")
-    if threshold is not None and not anniversary:
-        raise click.BadParameter("the classic edition scores by pool: use --pool", param_hint="--threshold")
-    return {"pool": pool, "threshold": threshold}
 
 
 # --- join -----------------------------------------------------------------------------------------

@@ -18,6 +18,20 @@ edition_option = click.option("--edition", type=click.Choice(["classic", "annive
 seed_option = click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
                            help="Master seed; one is chosen and printed when left out.")
 
+# --- headless batches (match, tournament) --------------------------------------------------------
+out_option = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                          metavar="FILE.jsonl",
+                          help="Stream every finished game to this file as it ends (a JSON line each).")
+resume_option = click.option("--resume", is_flag=True,
+                             help="Continue the run in --out: play only its missing games (same arguments).")
+bot_time_option = click.option("--bot-time", type=click.FloatRange(0.01, 3600), default=5.0,
+                               show_default=True, metavar="SECONDS",
+                               help="Time budget a decision for cmd: bots (docs/bot-protocol.md).")
+ray_option = click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None,
+                          metavar="[ADDRESS]",
+                          help="Play the games as Ray tasks on the cluster at ADDRESS (a local one when "
+                               "no address is given; needs 'cardtable[ray]').")
+
 
 def make_config(game: str, players: int, edition: str | None, **options: Any) -> Any:
     """The rule set named on the command line, or a click error saying what is wrong.
@@ -41,16 +55,40 @@ def make_config(game: str, players: int, edition: str | None, **options: Any) ->
         raise click.BadParameter(str(err), param_hint="--players") from None
 
 
+pool_option = click.option("--pool", type=click.IntRange(1, 10_000), default=None,
+                           help="SOLO pool scoring (classic): the starting pool; a small pool is a short "
+                                "match.")
+threshold_option = click.option("--threshold", type=click.IntRange(1, 10_000), default=None,
+                                help="SOLO penalty scoring (anniversary): the total that ends the match; "
+                                     "a low one is a short match.")
+
+
+def scoring_overrides(game: str, edition: str | None, pool: int | None, threshold: int | None,
+                      rounds: int | None = None) -> dict[str, int | None]:
+    """The SOLO match-length options given on the command line (checked against the edition)."""
+    if game != "solo" and (pool is not None or threshold is not None or rounds is not None):
+        raise click.BadParameter("SCOUT has no match-length options (one round per player)",
+                                 param_hint="--pool/--threshold/--rounds")
+    anniversary = edition == "anniversary"
+    if pool is not None and anniversary:
+        raise click.BadParameter("the anniversary edition scores by penalty: use --threshold",
+                                 param_hint="--pool")
+    if threshold is not None and not anniversary:
+        raise click.BadParameter("the classic edition scores by pool: use --pool", param_hint="--threshold")
+    return {"pool": pool, "threshold": threshold, "rounds": rounds}
+
+
 # --- the LAN commands (host, join, tables) -------------------------------------------------------
 home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=None,
                            envvar="CARDTABLE_HOME", show_envvar=True,
-                           help="Config dir with the identity key and the table log "
-                                "[default: ~/.config/cardtable].")
+                           help="Config dir with the identity key and the table logs "
+                                "[default: the platform's config dir, e.g. ~/.config/cardtable].")
 passphrase_option = click.option("--passphrase", default=None, envvar="CARDTABLE_PASSPHRASE",
                                  show_envvar=True,
                                  help="Table passphrase: only peers that know it hear and talk to the table.")
 auto_option = click.option("--auto", metavar="BOT", default=None,
-                           help="Let this bot play your seat, headless (random, heuristic, ismcts:fast...).")
+                           help="Let this bot play your seat, headless (random, heuristic, ismcts:fast, "
+                                "module:Class, cmd:COMMAND ...; docs/bots.md).")
 port_option = click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
                            help="UDP port of this peer (0: any free port).")
 seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=2.5, show_default=True,
@@ -65,10 +103,19 @@ broadcast_option = click.option("--broadcast", metavar="ADDR", multiple=True, en
 takeover_option = click.option("--takeover", type=click.FloatRange(0.5, 3600), default=30.0,
                                show_default=True,
                                help="Seconds of silence after which the sequencer lets a bot play a seat.")
-bot_delay_option = click.option("--bot-delay", type=click.FloatRange(0, 60), default=0.8, show_default=True,
-                                 metavar="SECONDS",
-                                 help="Seconds computer players wait after the last move before they play "
-                                      "(time to jump in or catch; 0 for headless matches).")
+BOT_DELAY = 1.5
+"""The computer players' reaction time at a table, in seconds: about a person's."""
+FORGET_CALLS = 0.15
+"""How often computer players at a table forget a SOLO call (headless matches: never)."""
+bot_delay_option = click.option("--bot-delay", type=click.FloatRange(0, 60), default=BOT_DELAY,
+                                 show_default=True, metavar="SECONDS",
+                                 help="The computer players' reaction time: seconds they wait after the last "
+                                      "move before they play (time to jump in or catch; 0 for headless "
+                                      "matches).")
+forget_calls_option = click.option("--forget-calls", type=click.FloatRange(0, 1), default=FORGET_CALLS,
+                                   show_default=True, metavar="RATE",
+                                   help="How often the heuristic and ismcts computer players forget to call "
+                                        "SOLO, as people do (0: never), so that catching them is possible.")
 linger_option = click.option("--linger", type=click.FloatRange(0, 600), default=3.0, show_default=True,
                              help="Seconds to stay after the match ends, so every peer learns the end.")
 fresh_option = click.option("--fresh", is_flag=True,

@@ -9,9 +9,11 @@ it prints the table, your hand and a prompt line::
 
 (long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
-``view``, ``hint``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
-line on stderr and the prompt again. End of input leaves the game: a computer player takes
-the seat.
+``view``, ``hint``, ``rules``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
+line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
+it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
+End of input, once the lines before it are used, leaves the game: a computer player takes the
+seat.
 """
 
 from __future__ import annotations
@@ -19,22 +21,26 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from collections import deque
 from typing import Any, TextIO
 
 from cli.controller import COLOUR_NAMES, Controller
+from cli.rules import rules_text
 
 SHOWN_MOVES = 12
+WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "leave", "quit"})
+"""Words that are answered at once (in their place in the queue); anything else is an action."""
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
-        "or: moves, view, hint, jump, catch, protect, leave")
+        "or: moves, view, hint, rules, jump, catch, protect, leave")
 
 
 class PlainClient:
     """Line mode over a controller: ``feed(line)`` for input, ``poll()`` to print what changed."""
 
     def __init__(self, controller: Controller, out: TextIO, err: TextIO, *,
-                 bot_delay: float | None = 0.3) -> None:
+                 bot_delay: float | None = 0.3, echo: bool = False) -> None:
         self.c = controller
         self.out = out
         self.err = err
@@ -42,6 +48,10 @@ class PlainClient:
         self._prompted: tuple[Any, ...] | None = None
         self._viewed = -1
         self.done = False
+        self.held: deque[str | None] = deque()
+        self.echo = echo
+        self._told_held: str | None = None
+        """Print each input line as it is used (input piped from a script, not typed)."""
 
     # --- output ---------------------------------------------------------------------------------
     def say(self, line: str) -> None:
@@ -70,7 +80,8 @@ class PlainClient:
             return
         self._prompted = key
         if phase in ("lobby", "seeding"):
-            self.say(c.session.status())
+            for line in c.lobby_lines() or [c.session.status()]:
+                self.say(line)
             return
         if c.pending is not None or phase != "playing":
             return
@@ -139,6 +150,7 @@ class PlainClient:
                 table = f"active set {' '.join(active)} of seat {obs['owner']}"
             hand = " ".join(f"{i}:{t}" for i, t in enumerate(obs["hand"]))
         self.say(f"[round {obs['round'] + 1}] {table}. Cards: {cards}. Totals: {totals}.")
+        self.say(f"scoring: {c.scoring_line()}")
         self.say(f"hand: {hand or '(empty)'}")
 
     # --- input ----------------------------------------------------------------------------------
@@ -157,6 +169,9 @@ class PlainClient:
         word = text.lower()
         if word in ("help", "?"):
             self.say(HELP)
+        elif word == "rules":
+            game = c.game
+            self.say(rules_text(game).rstrip() if game else "the rules show once the cards are dealt")
         elif word == "moves":
             self.say("moves: " + " ".join(str(a) for a in c.actions()))
         elif word in ("view", "look"):
@@ -189,20 +204,29 @@ class PlainClient:
                 return
         problem = c.submit(text)
         if problem:
-            self.problem(problem)
+            race = c.race_options()
+            offered = {str(a) for a in [*race.jump, *race.catch, *race.protect, race.call, race.decline] if a}
+            self.problem(c.lost_race(problem) if text in offered else problem)
 
     # --- running --------------------------------------------------------------------------------
     async def run(self, lines: asyncio.Queue[str | None], *, linger: float = 0.0, tick: float = 0.1) -> None:
-        """Until the match is over (then ``linger`` seconds more), you leave, or input ends."""
+        """Until the match is over (then ``linger`` seconds more), you leave, or input ends.
+
+        Lines are queued and used in order: an action waits until the seat may make it (its
+        turn, or a legal out-of-turn move), so a piped script plays its moves as its turns come.
+        """
         c = self.c
         self.poll()
         while not self.done:
             try:
                 line = await asyncio.wait_for(lines.get(), tick)
             except TimeoutError:
-                line = ""
+                pass
             else:
-                self.feed(line)
+                self.held.append(line)
+                while not lines.empty():
+                    self.held.append(lines.get_nowait())
+            self.use_held()
             self.poll()
             if c.session.is_over():
                 self.say("the match is over")
@@ -212,6 +236,42 @@ class PlainClient:
             if c.session.phase() == "left":
                 return
 
+    def use_held(self) -> None:
+        """Feed the queued lines, in order, while the first one may be used now."""
+        while self.held and not self.done:
+            self.poll()
+            if not self.ready(self.held[0]):
+                first = self.held[0]
+                if not self.echo and first is not None and self._told_held is not first:
+                    self._told_held = first  # typed ahead: say it waits (a script's lines just wait)
+                    self.say(f"(held until your seat may act: {first.strip()})")
+                return
+            line = self.held.popleft()
+            if self.echo and line is not None:
+                self.say(line.rstrip("\n"))
+            self.feed(line)
+
+    def ready(self, line: str | None) -> bool:
+        """Whether ``line`` may be used now: words at once, an action when the seat may make it.
+
+        End of input waits behind the lines before it (it leaves the table)."""
+        c = self.c
+        if line is None:
+            return True
+        text = line.strip()
+        phase = c.session.phase()
+        if text.lower() == "hint" and phase in ("lobby", "seeding", "playing"):
+            return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
+        if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
+            return True
+        if phase in ("over", "left"):
+            return True  # feed says why nothing can be played
+        if phase != "playing" or c.pending is not None:
+            return False
+        if c.waiting_for_me():
+            return True
+        legal = {str(a) for a in c.session.legal()}
+        return text in legal or text.lower() in ("jump", "protect", "catch") and bool(legal)
 
 def _keys(question: Any) -> set[str]:
     return set() if question is None else {ch.key for ch in question.choices}

@@ -17,23 +17,30 @@ import secrets
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-from ai.bots import make_bot, parse_bot_spec
+from ai.bots import make_bot, parse_bot_spec, with_forget
 from cli.controller import BaseSession, Controller, LocalSession, NetSession
 from cli.options import (
     bot_delay_option,
     edition_option,
-    game_argument,
+    forget_calls_option,
+    home_option,
     make_config,
     plain_option,
     players_option,
+    pool_option,
+    scoring_overrides,
     seed_option,
+    threshold_option,
     turn_clock_option,
 )
+from cli.table_logs import PLAY_DIR
 from engine.errors import ParseError
+from engine.games import GAME_NAMES
 
 DEFAULT_BOTS = "ismcts:fast"
 FALLBACK_BOTS = "heuristic"
@@ -53,52 +60,125 @@ Examples:
 
 
 @click.command(epilog=EXAMPLES)
-@game_argument
+@click.argument("game", type=click.Choice(GAME_NAMES), required=False)
 @players_option
 @edition_option
+@pool_option
+@threshold_option
+@click.option("--rounds", type=click.IntRange(1, 1000), default=None,
+              help="SOLO: end the match after this many rounds at the latest (a short evening).")
 @click.option("--bots", default=None, metavar="BOT",
               help="The computer players: random, heuristic, ismcts:fast|normal|strong (or just fast, "
                    f"normal, strong) [default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")
 @plain_option
 @turn_clock_option
 @bot_delay_option
+@forget_calls_option
 @seed_option
+@home_option
+@click.option("--resume", is_flag=True,
+              help="Resume your unfinished play match (kept in the config dir) instead of starting one.")
 @click.option("--no-network", is_flag=True,
-              help="Play in this process, without the p2p stack and its sockets.")
-def play(game: str, players: int, edition: str | None, bots: str | None, plain: bool,
-         turn_clock: float | None, bot_delay: float, seed: int | None, no_network: bool) -> None:
+              help="Play in this process, without the p2p stack and its sockets (no log is kept).")
+def play(game: str | None, players: int, edition: str | None, pool: int | None, threshold: int | None,
+         rounds: int | None, bots: str | None, plain: bool, turn_clock: float | None, bot_delay: float,
+         forget_calls: float, seed: int | None, home: Path | None, resume: bool, no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
-    stack as a LAN game, on loopback and heard by no one else. The deal comes from --seed
-    (printed when left out), so a seed replays the same cards.
+    stack as a LAN game, on loopback and heard by no one else, and keeps its log in the config
+    dir: an unfinished match resumes with --resume. The deal comes from --seed (printed when
+    left out), so a seed replays the same cards.
     """
-    config = make_config(game, players, edition)
+    if resume:
+        if game is not None or no_network:
+            raise click.UsageError("--resume takes the kept match as it was: "
+                                   "give no GAME and no --no-network")
+    elif game is None:
+        raise click.UsageError("missing GAME: solo or scout (or --resume)")
     if not plain:
         need_terminal()
-    spec = resolve_bots(bots)
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-    click.echo(f"seed: {seed}", err=True)
-    if no_network:
-        from engine.match import Match, match_seed
-
-        session: Any = LocalSession(Match(config, match_seed(seed, 0)), 0, spec)
-        digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                         bot_delay=bot_delay))
+    spec = with_forget(resolve_bots(bots), forget_calls)
+    play_home = play_dir(home)
+    if resume:
+        digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home))
     else:
-        digest = asyncio.run(_play_on_loopback(config, spec, plain, turn_clock, bot_delay, seed))
+        assert game is not None
+        config = make_config(game, players, edition,
+                             **scoring_overrides(game, edition, pool, threshold, rounds))
+        resuming = not no_network and offer_resume(play_home, plain)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        if not resuming:
+            click.echo(f"seed: {seed}", err=True)
+        if no_network:
+            from engine.match import Match
+
+            session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
+            digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
+                                             bot_delay=bot_delay))
+        else:
+            kept = None if resuming else config
+            digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home))
     if digest:
         click.echo(f"digest: {digest}")
 
 
-async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None, bot_delay: float,
-                            seed: int) -> str | None:
-    from p2p.identity import Identity
-    from p2p.node import Node
-    from p2p.peer import Peer, Timeouts
-    from p2p.store import MemoryStore
+def play_dir(home: Path | None) -> Path:
+    """Where ``play`` keeps its table: ``play/`` in the config dir."""
+    from p2p.node import default_home
 
+    return (home if home is not None else default_home()) / PLAY_DIR
+
+
+def offer_resume(play_home: Path, plain: bool) -> bool:
+    """Whether to resume the unfinished match kept in ``play_home`` (asked in a terminal; else
+    the old log is archived, and said where)."""
+    from p2p.node import Home
+
+    kept = Home(play_home)
+    if not kept.store_path.exists():
+        return False
+    stored = kept.stored(kept.identity().key)
+    if stored is not None and stored.resumable:
+        if not plain and sys.stdin.isatty():
+            if click.confirm(f"An unfinished {stored.game.upper()} match is kept "
+                             f"({stored.committed} entries): resume it?", default=True, err=True):
+                return True
+        else:
+            click.echo("cardtable: an unfinished match was kept; 'cardtable play --resume' would have "
+                       "resumed it", err=True)
+    where = kept.archive()
+    if where is not None:
+        click.echo(f"cardtable: the previous play log is kept as {where} ('cardtable games' lists it)",
+                   err=True)
+    return False
+
+
+async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None, bot_delay: float,
+                            seed: int, play_home: Path) -> str | None:
+    """Play on a private loopback table whose log is kept in ``play_home``; ``config`` None
+    resumes the unfinished one kept there."""
+    from p2p.node import Home, Node
+    from p2p.peer import Peer, Timeouts
+
+    kept = Home(play_home)
+    try:
+        identity = kept.identity()
+    except (OSError, ValueError) as err:
+        raise click.ClickException(f"cannot use the identity key in {play_home}: {err}") from None
+    timeouts = Timeouts(bot_delay=bot_delay)
+    if config is None:
+        stored = kept.stored(identity.key)
+        if stored is None or not stored.resumable:
+            raise click.ClickException(f"no unfinished play match to resume in {play_home}")
+        click.echo(f"cardtable: resuming your {stored.game.upper()} match ({stored.committed} entries)",
+                   err=True)
+        peer = Peer.resume(identity, kept.store(), now=time.monotonic(), seed=secrets.token_bytes(32),
+                           bots=bots, auto=None, timeouts=timeouts)
+    else:
+        peer = Peer.host(identity, kept.store(), config, "you", config.players - 1, now=time.monotonic(),
+                         seed=peer_seed(seed), bots=bots, auto=None, timeouts=timeouts)
     node = Node(host="127.0.0.1", listen_discovery=False, broadcast=["127.0.0.1"])
     try:
         await node.open()
@@ -107,16 +187,37 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
                                    "(--no-network plays without one)") from None
     node.broadcast = []  # a private table: its beacons go nowhere
     try:
-        peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1,
-                         now=node.clock(), seed=f"cardtable/play/{seed}".encode(), bots=bots, auto=None,
-                         timeouts=Timeouts(bot_delay=bot_delay))
         session = NetSession(node, peer)
         node.attach(peer)
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
             raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
-        return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0)
+        return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
+                                 resume_hint="cardtable play --resume")
     finally:
         await node.close()
+
+
+def peer_seed(seed: int) -> bytes:
+    """The private table's randomness (table id, seed nonce) for ``play --seed``."""
+    return f"cardtable/play/{seed}".encode()
+
+
+def private_table_seed(config: Any, seed: int) -> bytes:
+    """The match seed a private ``play`` table agrees on for ``--seed``, computed without sockets
+    (the peer is sans-I/O and alone at the table), so ``--no-network`` deals the same cards."""
+    from p2p.identity import Identity
+    from p2p.peer import Peer, Timeouts
+    from p2p.store import MemoryStore
+
+    peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1, now=0.0,
+                     seed=peer_seed(seed), bots=FALLBACK_BOTS, auto=None, timeouts=Timeouts(bot_delay=3600.0))
+    now = 0.0
+    for _ in range(1000):
+        out = peer.timer(now)
+        if peer.table.match is not None:
+            return bytes(peer.table.match.seed)
+        now = out.deadline if out.deadline is not None else now + 0.05
+    raise click.ClickException("the private table did not agree on a seed")  # pragma: no cover
 
 
 def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
@@ -130,17 +231,17 @@ def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, flo
 
     async def client(node: Any, peer: Any, linger: float) -> str | None:
         return await run_session(NetSession(node, peer), plain=plain, turn_clock=turn_clock, linger=linger,
-                                 resumable=True)
+                                 resume_hint="the same command")
 
     return client
 
 
 async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
-                      bot_delay: float | None = None, resumable: bool = False) -> str | None:
+                      bot_delay: float | None = None, resume_hint: str | None = None) -> str | None:
     """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
 
-    ``resumable``: the table is kept on disk (host/join), so closing the client without leaving
-    is worth a word on how to come back."""
+    ``resume_hint``: the table is kept on disk, and this command resumes it, so closing the
+    client without leaving is worth a word on how to come back."""
     controller = Controller(session, turn_clock=turn_clock)
     over_at: list[float] = []
 
@@ -152,7 +253,8 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     if plain:
         from cli.plain import PlainClient, stdin_queue
 
-        client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay)
+        client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay,
+                             echo=not sys.stdin.isatty())
         await client.run(stdin_queue(), linger=linger)
     else:
         from cli.tui import TableApp
@@ -165,9 +267,9 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     if isinstance(session, NetSession) and session.phase() == "left":
         await session.node.wait_for(lambda: session.peer.left, LEAVE_WAIT)
         return None
-    if resumable and not session.is_over():
+    if resume_hint and not session.is_over():
         click.echo("cardtable: you closed the client without leaving the table: your seat waits for you "
-                   "(a computer player takes it over meanwhile); the same command resumes it", err=True)
+                   f"(a computer player takes it over meanwhile); {resume_hint} resumes it", err=True)
     return session.digest() if session.is_over() else None
 
 

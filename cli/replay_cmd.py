@@ -1,11 +1,18 @@
-"""``cardtable replay``: replay a game log, verify it, and tell the game in words."""
+"""``cardtable replay``: replay a game log or a table log, verify it, and tell the game in words.
+
+Two kinds of file: the match logs ``cardtable match --log-dir`` writes (docs/log-format.md), and
+the table logs every table keeps in the config dir (``cardtable games`` lists them)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
+from cli.controller import Note, words
+from cli.table_logs import is_table_log, read_table_log
 from engine.log import Replay
 from engine.log import replay as replay_log
 
@@ -14,28 +21,46 @@ EXAMPLES = """
 Examples:
   cardtable replay logs/game-0000.ctlog
   cardtable replay --verify logs/game-0000.ctlog
+  cardtable replay ~/.config/cardtable/play/table.log     (see 'cardtable games')
 """
 
 
 @click.command(epilog=EXAMPLES)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("--verify", is_flag=True, help="Only verify: print one summary line, not the account.")
 def replay(file: Path, verify: bool) -> None:
-    """Replay FILE, check every entry against the rules and its digest, and print the game."""
+    """Replay FILE, check every entry against the rules (and its digest or signatures), and tell
+    the game in words."""
+    if file.is_dir():
+        raise click.ClickException(f"{file} is a directory: give one log file ('cardtable games' lists them)")
     try:
         data = file.read_bytes()
     except OSError as err:
         raise click.ClickException(f"cannot read {file}: {err.strerror}") from None
+    if is_table_log(data):
+        _replay_table(file, verify)
+        return
     result = replay_log(data)
     if not verify:
         _account(result)
     if result.error:
-        raise click.ClickException(f"{file}: {result.error} ({len(result.entries)} entries intact)")
+        raise click.ClickException(f"{file}: {result.error} ({_entries(len(result.entries))} intact)")
     match = result.match
     assert match is not None
-    state = "over" if match.is_over() else "unfinished"
-    click.echo(f"verified: {len(result.entries)} entries, match {state}, totals {match.scores()}, "
+    if not match.is_over():  # a match log is written for a finished match only
+        raise click.ClickException(f"{file}: the log ends before the match does: it was cut short "
+                                   f"({_entries(len(result.entries))} intact)")
+    click.echo(f"verified: {_entries(len(result.entries))}, match over, totals {match.scores()}, "
                f"winners {match.winners()}, digest {match.digest()[:16]}")
+
+
+def _entries(n: int) -> str:
+    return "1 entry" if n == 1 else f"{n} entries"
+
+
+def tell(events: Sequence[Any], names: Sequence[str]) -> list[str]:
+    """Engine events as sentences, seats by name (the client's words, in the third person)."""
+    return [words(Note.of(e), None, names) for e in events]
 
 
 def _account(result: Replay) -> None:
@@ -43,6 +68,37 @@ def _account(result: Replay) -> None:
     if match is None:
         return
     click.echo(f"{match.config.describe()} · seed {match.seed.hex()} · {result.meta}")
+    names = [f"seat {s}" for s in range(match.config.players)]
     for entry, events in zip(result.entries, result.events, strict=True):
-        words = "; ".join(str(e) for e in events)
-        click.echo(f"{entry.index:>6}  seat {entry.seat}  {entry.action:<16} {words}")
+        click.echo(f"{entry.index:>6}  {entry.action:<16} " + "; ".join(tell(events, names)))
+
+
+def _replay_table(file: Path, verify: bool) -> None:
+    try:
+        log = read_table_log(file)
+    except (OSError, ValueError) as err:
+        raise click.ClickException(f"cannot read the table log {file}: {err}") from None
+    table = log.table
+    if table.config is None:
+        raise click.ClickException(f"{file}: a table log without its table (no committed entry)")
+    names = log.names or [seat.name or f"seat {s}" for s, seat in enumerate(table.seats)]
+    if not verify:
+        click.echo(f"table {table.name!r} · {table.config.describe()} · "
+                   f"{_entries(len(log.applied))} committed")
+        for applied in log.applied:
+            if applied.events:
+                line = "; ".join(tell(applied.events, names))
+            elif not applied.ok:
+                line = f"refused ({applied.kind}): {applied.reason}"
+            elif applied.kind in ("join", "leave", "forfeit", "takeover", "return"):
+                line = f"{applied.kind}: {applied.summary}"
+            else:
+                continue
+            click.echo(f"{applied.index:>6}  {line}")
+    if log.error:
+        raise click.ClickException(f"{file}: {log.error} ({_entries(len(log.applied))} intact)")
+    match = table.match
+    state = table.phase if match is None else "over" if match.is_over() else "unfinished"
+    totals = "" if match is None else f", totals {match.scores()}, winners {match.winners()}"
+    digest = "" if match is None else f", digest {match.digest()[:16]}"
+    click.echo(f"verified: {_entries(len(log.applied))} signed and applied, match {state}{totals}{digest}")

@@ -7,42 +7,27 @@ messages); the moves you may make now (a list; choosing one asks for the Wild's 
 target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
 point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
-flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``).
+flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``). ``?``/F1
+(and the command palette) open the rules of the game and the keys (``cli/help_screen.py``).
+Before the match, the table panel is the lobby: the table's name, how others join, the seats.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from rich.markup import escape
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from cli.cards import colour_in_force, scout_card, solo_card, top_card
 from cli.controller import COLOUR_NAMES, Controller, Question
-
-SOLO_STYLES = {"R": "bold white on dark_red", "G": "bold black on green3", "B": "bold white on blue3",
-               "Y": "bold black on gold1"}
-BLACK_STYLE = "bold white on grey15"
-LIGHTNING = {"R": "bold red1 on grey15", "G": "bold green1 on grey15", "B": "bold dodger_blue1 on grey15",
-             "Y": "bold yellow1 on grey15"}
-
-
-def solo_card(text: str) -> str:
-    """Rich markup for a SOLO card: its colour as the background, black cards dark."""
-    if text.startswith("prot"):
-        return f"[{LIGHTNING.get(text[4:], BLACK_STYLE)}] ⚡{text[4:]} [/]"
-    style = SOLO_STYLES.get(text[:1], BLACK_STYLE) if text[:1] in SOLO_STYLES else BLACK_STYLE
-    return f"[{style}] {escape(text)} [/]"
-
-
-def scout_card(text: str) -> str:
-    """Rich markup for a SCOUT card ``up/down`` (5 cells): the value that counts bold and bright,
-    the other one small and dim."""
-    up, _, down = text.partition("/")
-    return f"[bold black on wheat1]{up:>2}[/][black on grey70]/{down:<2}[/]"
+from cli.words import plural
 
 
 class TableApp(App[str | None]):
@@ -60,6 +45,7 @@ class TableApp(App[str | None]):
     #moves { width: 2fr; border: round $primary; }
     #log { width: 3fr; border: round $secondary; }
     #summary { padding: 0 1; height: auto; color: $warning; }
+    #scoring { padding: 0 1; height: auto; color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "jump", "Jump in"),
@@ -70,6 +56,7 @@ class TableApp(App[str | None]):
         Binding("f", "flip", "Flip hand"),
         Binding("k", "keep", "Keep hand"),
         Binding("h", "hint", "Hint"),
+        Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
         Binding("escape", "cancel_move", "Back"),
         Binding("q", "leave", "Leave"),
     ]
@@ -88,6 +75,7 @@ class TableApp(App[str | None]):
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="title")
+        yield Static(id="scoring")
         with Horizontal(id="top"):
             yield Static(id="players")
             yield Static(id="table")
@@ -129,6 +117,7 @@ class TableApp(App[str | None]):
         self._seen_version = c.session.version
         obs = c.session.observation()
         self._render_title(obs)
+        self.query_one("#scoring", Static).update(escape(c.scoring_line()))
         self._render_players()
         self._render_table(obs)
         self._render_hand(obs)
@@ -159,7 +148,7 @@ class TableApp(App[str | None]):
             tag = "" if row["controller"] in ("human", "") or row["me"] else f", {row['controller']}"
             if row["me"] and row["controller"] == "bot":
                 tag = ", a computer plays for you"
-            parts = [] if row["cards"] is None else [f"{row['cards']} cards", f"{row['total']} pts"]
+            parts = [] if row["cards"] is None else [plural(row["cards"], "card"), f"{row['total']} pts"]
             if row.get("solo") == "called":
                 parts.append("[b]SOLO![/b]")
             elif row.get("solo") == "missed":
@@ -176,16 +165,20 @@ class TableApp(App[str | None]):
         names = self.controller.session.names()
         widget = self.query_one("#table", Static)
         if obs is None:
-            widget.update(escape(self.controller.session.status()))
+            lobby = self.controller.lobby_lines() or [self.controller.session.status()]
+            widget.border_title = "Lobby"
+            widget.update("\n".join(escape(line) for line in lobby))
+            self.query_one("#players", Static).display = False  # the lobby lists the seats
             return
+        widget.border_title = "Table"
+        self.query_one("#players", Static).display = True
         if obs["game"] == "solo":
             colour = obs.get("colour")
-            lines = [f"top {solo_card(obs['top'])}  "
-                     + (f"{COLOUR_NAMES[colour]} in force" if colour else "any card fits"),
+            lines = [f"top {top_card(obs['top'])}  {colour_in_force(colour, COLOUR_NAMES)}",
                      f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
                      f" · draw pile {obs['draw_size']}"]
             if obs.get("penalty"):
-                lines.append(f"[b]penalty pending: {obs['penalty']} cards[/b]")
+                lines.append(f"[b]penalty pending: {plural(obs['penalty'], 'card')}[/b]")
             if obs.get("drawn") and isinstance(obs["drawn"], str):
                 lines.append(f"you drew {solo_card(obs['drawn'])}: play it or keep it")
             react = obs.get("react")
@@ -215,7 +208,8 @@ class TableApp(App[str | None]):
             return
         hand = obs["hand"]
         if obs["game"] == "solo":
-            widget.update(" ".join(solo_card(t) for t in hand) or "(empty)")
+            playable = self.controller.playable_cards()
+            widget.update(" ".join(solo_card(t, t in playable) for t in hand) or "(empty)")
             return
         cards = " ".join(scout_card(t) for t in hand)
         index = " ".join(f"{i:^5}" for i in range(len(hand)))
@@ -261,18 +255,14 @@ class TableApp(App[str | None]):
         try:
             self.controller.choose(key)
         except ValueError as err:  # the table moved on between drawing and choosing
-            self.controller.message = str(err)
+            self.controller.message = self.controller.lost_race(str(err))
         self.refresh_view()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         c = self.controller
         if action in ("jump", "solo", "catch", "protect", "decline", "flip", "keep"):
-            opts = c.options()
-            return {
-                "jump": bool(opts.jump), "solo": opts.call is not None or opts.arm or c.call_armed,
-                "catch": bool(opts.catch), "protect": bool(opts.protect), "decline": opts.decline is not None,
-                "flip": opts.flip is not None, "keep": opts.keep is not None,
-            }[action]
+            # legal now, or legal a moment ago: a key pressed as the race was lost is told so
+            return any(_offers(opts, action, c.call_armed) for opts in (c.options(), c.race_options()))
         if action == "hint":
             return bool(c.actions())
         if action == "cancel_move":
@@ -310,6 +300,19 @@ class TableApp(App[str | None]):
         self.controller.cancel()
         self.refresh_view()
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette: the rules and keys, a hint, then Textual's own entries."""
+        yield SystemCommand("Rules and keys", "The rules of the game being played, and the keys (? or F1)",
+                            self.action_rules)
+        yield SystemCommand("Hint", "What the search would do now (h)", self.action_hint)
+        yield from super().get_system_commands(screen)
+
+    def action_rules(self) -> None:
+        """Open the rules of the game being played and the keys (Esc goes back)."""
+        from cli.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(self.controller.game))
+
     def action_hint(self) -> None:
         inputs = self.controller.session.hint_inputs()
         if inputs is None:
@@ -341,6 +344,15 @@ class TableApp(App[str | None]):
             return
         c.leave()
         self.exit(None)
+
+
+def _offers(opts: Any, action: str, armed: bool) -> bool:
+    """Whether the out-of-turn options ``opts`` offer the hot key's ``action``."""
+    return {
+        "jump": bool(opts.jump), "solo": opts.call is not None or opts.arm or armed,
+        "catch": bool(opts.catch), "protect": bool(opts.protect), "decline": opts.decline is not None,
+        "flip": opts.flip is not None, "keep": opts.keep is not None,
+    }[action]
 
 
 def menu_labels(question: Question | None) -> list[str]:

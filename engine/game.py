@@ -70,14 +70,30 @@ class RoundState(Protocol):
 
 
 class Event:
-    """Something that happened, in words anyone at the table may read (no hidden cards)."""
+    """Something that happened, in words anyone at the table may read (no hidden cards).
 
-    __slots__ = ("kind", "seat", "text")
+    ``kind`` and ``seat`` say what and who; ``facts`` hold the rest as plain data (``cards``:
+    card texts, ``colour``, ``target``, ``count`` ...; see ``docs/rules-notes.md``), so that a
+    client can put it in its own words; ``text`` is the engine's own words (third person,
+    seats by number). Events compare by kind, seat and text.
+    """
 
-    def __init__(self, kind: str, seat: int | None, text: str) -> None:
+    __slots__ = ("kind", "seat", "text", "facts")
+
+    def __init__(self, kind: str, seat: int | None, text: str, **facts: JSON) -> None:
         self.kind = kind
         self.seat = seat
         self.text = text
+        self.facts: dict[str, JSON] = facts
+
+    def to_dict(self) -> dict[str, JSON]:
+        """Plain data: ``kind``, ``seat``, ``text`` and ``facts``."""
+        return {"kind": self.kind, "seat": self.seat, "text": self.text, "facts": dict(self.facts)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, JSON]) -> Event:
+        facts = dict(data.get("facts") or {})
+        return cls(str(data["kind"]), data.get("seat"), str(data.get("text", "")), **facts)
 
     def __repr__(self) -> str:
         return f"Event({self.kind!r}, {self.seat!r}, {self.text!r})"

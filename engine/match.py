@@ -75,14 +75,17 @@ class Match:
         deltas = self.state.round_scores()
         self.round_scores.append(list(deltas))
         self.totals = [t + d for t, d in zip(self.totals, deltas, strict=True)]
-        events = [Event("round_end", None, f"round {self.round_no + 1} ends: {_signed(deltas)}")]
+        events = [Event("round_end", None, f"round {self.round_no + 1} ends: {_signed(deltas)}",
+                        round=self.round_no + 1, scores=list(deltas))]
         if self.config.match_over(self.totals, len(self.round_scores)):
             won = ", ".join(str(s) for s in self.config.winners(self.totals))
-            events.append(Event("match_end", None, f"match over, totals {self.totals}, won by {won}"))
+            events.append(Event("match_end", None, f"match over, totals {self.totals}, won by {won}",
+                                totals=list(self.totals), winners=self.config.winners(self.totals)))
         else:
             self.round_no += 1
             self.state = self.module.new_round(self.config, self.seed, self.round_no)
-            events.append(Event("round_start", None, f"round {self.round_no + 1} dealt"))
+            events.append(Event("round_start", None, f"round {self.round_no + 1} dealt",
+                                round=self.round_no + 1))
         return events
 
     # --- plain data ------------------------------------------------------------------

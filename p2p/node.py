@@ -448,6 +448,12 @@ class Home:
 
 
 def default_home() -> Path:
-    """``$CARDTABLE_HOME``, or ``~/.config/cardtable``."""
+    """``$CARDTABLE_HOME``, or the platform's config dir for cardtable (``~/.config/cardtable`` on
+    Linux, ``~/Library/Application Support/cardtable`` on macOS, ``%APPDATA%\\cardtable`` on
+    Windows)."""
     home = os.environ.get("CARDTABLE_HOME")
-    return Path(home) if home else Path.home() / ".config" / "cardtable"
+    if home:
+        return Path(home)
+    import platformdirs
+
+    return Path(platformdirs.user_config_path("cardtable", appauthor=False, roaming=True))

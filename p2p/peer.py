@@ -490,7 +490,7 @@ class Peer:
             return
         self._event("applied", index=done.index, seat=done.seat, author=p.author.hex(), kind=done.kind,
                     summary=done.summary, ok=done.ok, reason=done.reason,
-                    events=[str(e) for e in done.events])
+                    events=[e.to_dict() for e in done.events])
         if mine and not done.ok and done.reason != "duplicate":
             self._event("refused", index=done.index, kind=done.kind, reason=done.reason)
         if not done.ok:

@@ -1,6 +1,6 @@
 """SCOUT (RULES.md section 2): the rule set, the action notation and the round state."""
 
-from .actions import Action, Scout, ScoutShow, Show, TurnChoice, parse_action
+from .actions import Action, Pass, Scout, ScoutShow, Show, TurnChoice, parse_action
 from .cards import Card, parse_card
 from .config import Config
 from .state import State, new_round
@@ -9,6 +9,7 @@ __all__ = [
     "Action",
     "Card",
     "Config",
+    "Pass",
     "Scout",
     "ScoutShow",
     "Show",

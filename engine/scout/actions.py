@@ -21,6 +21,9 @@ has at most 3 digits).
 ``scout:E:V@P+show:I-J`` / ``scout:E:V@P+show:I``
     Scout & Show (3-5 players, once per round): the scout, then at once the show, whose
     indices refer to the hand after the insertion.
+``pass``
+    Pass instead of showing or scouting, which ends the round (two players, only with the
+    option ``voluntary_pass``; RULES.md 2.7.4).
 
 Malformed text raises ``ParseError`` naming the text and the reason. Whether a well-formed
 action is legal is for the round state to say.
@@ -84,7 +87,17 @@ class ScoutShow:
         return f"{self.scout}+{self.show}"
 
 
-Action = TurnChoice | Show | Scout | ScoutShow
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass instead of showing or scouting (option ``voluntary_pass``): the round ends."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+PASS = Pass()
+
+Action = TurnChoice | Show | Scout | ScoutShow | Pass
 
 _IDX = r"(0|[1-9][0-9]{0,2})"
 _SHOW = rf"show:{_IDX}(?:-{_IDX})?"
@@ -114,6 +127,8 @@ def parse_action(text: str) -> Action:
         return FLIP
     if text == "keep":
         return KEEP
+    if text == "pass":
+        return PASS
     if text.startswith("show:"):
         return _parse_show(text, text)
     if text.startswith("scout:"):
@@ -127,4 +142,4 @@ def parse_action(text: str) -> Action:
         if m.group(4) is None:
             return scout
         return ScoutShow(scout, _parse_show(m.group(4), text))
-    raise ParseError(f"bad action {text!r}: expected flip, keep, show:..., or scout:...")
+    raise ParseError(f"bad action {text!r}: expected flip, keep, show:..., scout:... or pass")

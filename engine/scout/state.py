@@ -12,11 +12,14 @@ Rulings beyond RULES.md, all kept here:
   sets the first 22 aside. ``set_aside`` always holds the in-play cards that are not in this round.
 * A one-card active set is scouted from the left end only (no duplicate actions).
 * 3-5 players: the round also ends when the turn would pass to the active set's owner (everyone
-  else has only scouted since their show). If scouting empties the set, the table is empty, there
-  is no owner and the round goes on.
+  else has only scouted since their show). A set scouted empty keeps its owner (RULES.md 2.6.1):
+  the table is empty, and the round still ends when the turn would come back to that owner.
 * 2 players: whenever the seat to move can neither show (nothing beats the set) nor scout (no
   chips), the round ends and the active set's owner takes no hand penalty. RULES.md 2.7.4 names the
   case right after a show; the same rule covers a seat stuck after its own scout.
+* 2 players with ``voluntary_pass``: ``pass`` is legal on every turn of the play phase (also
+  on an empty table, and after the player's own scout); the round ends and the active set's
+  owner (the player of the last show, if any) takes no hand penalty.
 * ``chips`` counts the Scout chips each seat has received (3-5 players) or still holds
   (2 players, 3 at the start of each round); either way each is worth 1 point at round end.
 """
@@ -32,7 +35,7 @@ from engine.game import Event
 from engine.match import snapshot_digest
 from engine.shuffle import Stream
 
-from .actions import FLIP, KEEP, Action, Scout, ScoutShow, Show, TurnChoice
+from .actions import FLIP, KEEP, PASS, Action, Pass, Scout, ScoutShow, Show, TurnChoice
 from .cards import Card, deck_in_play, parse_card
 from .config import Config
 
@@ -184,7 +187,7 @@ class State:
     hands: list[list[Card]]
     known: list[list[bool]]  # per hand position: is this card public (it was scouted)?
     active: list[Card]
-    owner: int | None
+    owner: int | None  # who showed the active set last; kept when it is scouted empty (2.6.1)
     captured: list[list[Card]]
     chips: list[int]
     scout_show: list[bool]
@@ -215,14 +218,15 @@ class State:
     def actors(self) -> list[int]:
         if self.phase == "turn_choice":
             return [s for s, f in enumerate(self.flipped) if f is None]
-        if self.phase == "play" and self.turn is not None and self._can_act(self.turn):
+        if self.phase == "play" and self.turn is not None and (
+                self.config.voluntary_pass or self._can_act(self.turn)):
             return [self.turn]
         return []
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now, in a fixed order: the whole-hand turn choice
         (flip, keep); else shows by span, scouts (L before R, value ascending, position
-        ascending), then Scout & Shows in the same order."""
+        ascending), then Scout & Shows in the same order, then ``pass`` (option)."""
         cached = self._legal.get(seat)
         if cached is None:
             cached = self._legal[seat] = self._generate(seat)
@@ -235,6 +239,13 @@ class State:
             return []
         if self.phase != "play" or seat != self.turn:
             return []
+        out = self._moves(seat)
+        if self.config.voluntary_pass:
+            out.append(PASS)
+        return out
+
+    def _moves(self, seat: int) -> list[Action]:
+        """The shows, scouts and Scout & Shows of ``seat``, to move in the play phase."""
         hand = self.hands[seat]
         ups = [c.up for c in hand]
         active = self.active
@@ -328,6 +339,8 @@ class State:
             return self._turn_choice(seat, action.flip)
         if isinstance(action, Show):
             return self._show(seat, action)
+        if isinstance(action, Pass):
+            return [Event("pass", seat, "passes"), self._end(self.owner)]
         if isinstance(action, Scout):
             events = [self._scout(seat, action)]
             if self.players == 2:
@@ -347,7 +360,7 @@ class State:
             return f"there is no seat {seat!r} in a {n}-player round"
         if self.phase == "over":
             return "the round is over"
-        if not isinstance(action, (TurnChoice, Show, Scout, ScoutShow)):
+        if not isinstance(action, (TurnChoice, Show, Scout, ScoutShow, Pass)):
             return "not a SCOUT action"
         if self.phase == "turn_choice":
             if not isinstance(action, TurnChoice):
@@ -360,6 +373,10 @@ class State:
             return "the whole hand can only be turned before the first play"
         if seat != self.turn:
             return f"it is seat {self.turn}'s turn"
+        if isinstance(action, Pass):
+            if not self.config.voluntary_pass:
+                return "there is no pass (only two players with the option voluntary_pass)"
+            return None
         hand = self.hands[seat]
         ups = [c.up for c in hand]
         if isinstance(action, Show):
@@ -400,9 +417,9 @@ class State:
         if flip:
             self.hands[seat] = [c.turned() for c in reversed(self.hands[seat])]
             self.known[seat].reverse()
-            events = [Event("flip", seat, "turns their whole hand around")]
+            events = [Event("flip", seat, "turns their whole hand around", hand=True)]
         else:
-            events = [Event("keep", seat, "keeps their hand as dealt")]
+            events = [Event("keep", seat, "keeps their hand as dealt", hand=True)]
         if all(f is not None for f in self.flipped):
             self.phase = "play"
             self.turn = self.start
@@ -421,11 +438,13 @@ class State:
         text = f"shows {describe_show(cards)}"
         if beaten:
             text += f", captures {len(beaten)} card{'s' if len(beaten) != 1 else ''}"
-        events = [Event("show", seat, text)]
+        s = strength([c.up for c in cards])
+        shape = "single" if s is None or s[0] == 1 else "set" if s[1] else "run"
+        events = [Event("show", seat, text, cards=[str(c) for c in cards], shape=shape, count=len(beaten))]
         if not hand:
             self.phase = "over"
             self.turn = None
-            events.append(Event("end", seat, "empties their hand: the round is over"))
+            events.append(Event("end", seat, "empties their hand: the round is over", spared=False))
             return events
         return events + self._pass_turn(seat)
 
@@ -445,9 +464,10 @@ class State:
             self.chips[owner] += 1
             text += f"; seat {owner} gets a Scout chip"
         if not self.active:
-            self.owner = None
             text += "; the table is empty"
-        return Event("scout", seat, text)
+        return Event("scout", seat, text, cards=[str(card)], end=scout.end, pos=scout.pos, target=owner,
+                     chips=self.chips[seat] if self.players == 2 else None, both=bool(how),
+                     empty=not self.active)
 
     def _pass_turn(self, seat: int) -> list[Event]:
         """Move the turn on after ``seat``'s turn, ending the round if nobody beat the set."""
@@ -464,7 +484,9 @@ class State:
         self.phase = "over"
         self.turn = None
         self.exempt = owner
-        return Event("end", owner, "nobody beat their set: the round is over, no hand penalty")
+        if owner is None:  # a pass before any show
+            return Event("end", None, "the round is over")
+        return Event("end", owner, "nobody beat their set: the round is over, no hand penalty", spared=True)
 
     # --- plain data -------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -607,8 +629,8 @@ def _load(data: Any) -> State:
     if active and strength([c.up for c in active]) is None:
         raise _fail("the active set is neither a set nor a run")
     owner = _seat_or_none(data["owner"], "owner", n)
-    if (owner is None) != (not active):
-        raise _fail("the active set has an owner exactly when it is not empty")
+    if active and owner is None:
+        raise _fail("an active set has an owner")
     captured = [_cards(c, "captured") for c in _list(data["captured"], "captured", n)]
     max_chips = TWO_PLAYER_CHIPS if n == 2 else None
     chips = [_int(c, "chips", 0, max_chips) for c in _list(data["chips"], "chips", n)]

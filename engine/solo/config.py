@@ -26,8 +26,9 @@ class Config:
     caught); ``scoring`` is ``pool`` (each seat starts with ``pool`` points, hand values
     are subtracted, the match ends when a pool drops below 0, the highest pool wins) or
     ``penalty`` (hand values accumulate, the match ends when a total reaches
-    ``threshold``, the lowest total wins); ``self_jump_in``, ``false_catch_penalty``
-    and ``mixed_stacking`` are the named rulings.
+    ``threshold``, the lowest total wins); ``rounds`` (0: no limit) also ends the match
+    after that many rounds; ``self_jump_in``, ``false_catch_penalty`` and ``mixed_stacking``
+    are the named rulings.
     """
 
     players: int = 4
@@ -39,6 +40,7 @@ class Config:
     scoring: str = "pool"
     pool: int = 500
     threshold: int = 500
+    rounds: int = 0
     self_jump_in: bool = False
     false_catch_penalty: int = 2
     mixed_stacking: bool = False
@@ -59,6 +61,7 @@ class Config:
             (self.scoring in SCORINGS, f"scoring must be one of {', '.join(SCORINGS)}"),
             (_is_int(self.pool) and self.pool > 0, "pool must be a positive integer"),
             (_is_int(self.threshold) and self.threshold > 0, "threshold must be a positive integer"),
+            (_is_int(self.rounds) and self.rounds >= 0, "rounds must be 0 (no limit) or a positive integer"),
             (_is_int(self.false_catch_penalty) and 0 <= self.false_catch_penalty <= 10,
              "false_catch_penalty must be 0 to 10"),
         ]
@@ -82,7 +85,10 @@ class Config:
         return replace(base, **options)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.rounds:  # no limit: left out, so logs written before the option still verify
+            del data["rounds"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Config:
@@ -104,6 +110,8 @@ class Config:
         return [self.pool if self.scoring == "pool" else 0] * self.players
 
     def match_over(self, totals: Sequence[int], rounds_played: int) -> bool:
+        if self.rounds and rounds_played >= self.rounds:
+            return True
         if self.scoring == "pool":
             return any(t < 0 for t in totals)
         return any(t >= self.threshold for t in totals)

@@ -22,6 +22,8 @@ from engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, pa
 from engine.solo.config import HAND_SIZE, SOLO_PENALTY, Config
 
 STACKABLE = ("d2", "wd4")
+SETTLED = ("gift", "swap", "pass")
+"""Plays whose SOLO call is judged once their effect is settled (RULES.md 1.8.14)."""
 
 
 @dataclass
@@ -34,6 +36,7 @@ class React:
     target: int | None = None
     gift: tuple[Card, ...] = ()
     protected: list[int] = field(default_factory=list)
+    call: bool = False  # the Gift / Swap / Pass hands was played with "!" (judged when settled)
 
 
 class State:
@@ -191,19 +194,21 @@ class State:
         out: list[Action] = []
         for p in plays:
             out.append(p)
-            if self._play_needs_call(rest, p):
+            if self._call_could_be_due(rest, p):
                 out.append(Play(p.cards, p.colour, p.target, p.gift, True))
         return out
 
-    def _play_needs_call(self, rest: list[Card], play: Play) -> bool:
+    def _call_could_be_due(self, rest: list[Card], play: Play) -> bool:
+        """Whether ``play``, leaving ``rest`` before its effect, may take "!" (RULES.md 1.8.7,
+        1.8.14): its effect leaves a hand that needs a call, or (Protection in the deck) a
+        Protection that cancels its Gift, Swap or Pass hands would."""
         rank = play.card.rank
-        if rank in ("swap", "pass"):
-            return False
-        if play.gift:
-            rest = list(rest)
-            for c in play.gift:
-                rest.remove(c)
-        return bool(rest) and self.needs_call(rest)
+        left = list(rest)
+        for c in play.gift:
+            left.remove(c)
+        if rank not in ("swap", "pass") and left and self.needs_call(left):
+            return True
+        return rank in SETTLED and self.config.protection and bool(rest) and self.needs_call(rest)
 
     def _multiples(self, seat: int, drawn: Card | None) -> list[Action]:
         hand = self.hands[seat]
@@ -275,7 +280,7 @@ class State:
             return
         if self.config.call == "with_play" and not self.solo_called:
             got = self._take(s, SOLO_PENALTY)
-            events.append(Event("penalty", s, f"did not call SOLO and draws {len(got)}"))
+            events.append(Event("penalty", s, f"did not call SOLO and draws {len(got)}", count=len(got)))
         self.solo_seat = None
         self.solo_called = False
 
@@ -287,25 +292,28 @@ class State:
         if self.solo_seat == target and not self.solo_called:
             got = self._take(target, SOLO_PENALTY)
             self.solo_seat = None
-            events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}"))
+            events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}", target=target,
+                                count=len(got)))
             return
         got = self._take(seat, self.config.false_catch_penalty)
-        events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}"))
+        events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}",
+                            target=target, count=len(got)))
 
     def _draw_action(self, seat: int, events: list[Event]) -> None:
         if self.penalty:
             got = self._take(seat, self.penalty)
-            events.append(Event("draw", seat, f"draws {len(got)} as a penalty of {self.penalty}"))
+            events.append(Event("draw", seat, f"draws {len(got)} as a penalty of {self.penalty}",
+                                count=len(got), penalty=self.penalty))
             self.penalty = 0
             self.penalty_kind = None
             return
         got = self._take(seat, 1)
         if not got:
-            events.append(Event("draw", seat, "cannot draw: no cards left"))
+            events.append(Event("draw", seat, "cannot draw: no cards left", count=0))
             self._end_turn(seat)
             return
         card = got[0]
-        events.append(Event("draw", seat, "draws a card"))
+        events.append(Event("draw", seat, "draws a card", count=1))
         if self.fits(card):
             self.drawn = card
         else:
@@ -340,29 +348,35 @@ class State:
         top = play.top
         self.jump = not top.black
         verb = "jumps in with" if jumping else "plays"
-        events.append(Event("play", seat, f"{verb} {_describe(play)}"))
+        events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=[c.text for c in play.cards],
+                            colour=play.colour, target=play.target, call=play.call, jump=jumping))
         if not self.hands[seat]:
             self._win(seat, events)
             return
-        self._open_solo_window(seat, play)
+        if play.card.rank not in SETTLED:
+            rest = self.hands[seat]
+            self._judge_call(seat, bool(rest) and self.needs_call(rest), play.call)
         if protecting and react is not None and react.kind != "skip":
             self._protect(seat, top, react, events)
             return
         if protecting:
-            events.append(Event("protect", seat, "is protected from the Skip"))
+            events.append(Event("protect", seat, "is protected from the Skip", against="skip"))
         self.react = None
         self._effect(seat, play, events)
 
-    def _open_solo_window(self, seat: int, play: Play) -> None:
-        rest = list(self.hands[seat])
-        for c in play.gift:
-            rest.remove(c)
-        if play.call or (play.card.rank not in ("swap", "pass") and rest and self.needs_call(rest)):
+    def _judge_call(self, seat: int, due: bool, call: bool) -> None:
+        """``seat``'s play left a hand that needs a call (``due``), made or not (``call``).
+
+        A seat's own later plays never close its own window and never make up a missed call,
+        with the call or without (RULES.md 1.8.6, 1.8.15): only a late call does (``solo``).
+        """
+        if self.solo_seat == seat:
+            if self.solo_called and due:
+                self.solo_called = call
+            return
+        if due:
             self.solo_seat = seat
-            self.solo_called = play.call
-        elif self.solo_seat == seat:
-            self.solo_seat = None
-            self.solo_called = False
+            self.solo_called = call
 
     def _effect(self, seat: int, play: Play, events: list[Event]) -> None:
         card = play.top
@@ -384,7 +398,7 @@ class State:
             target = play.target
             assert target is not None
             self.turn = None
-            self.react = React(rank, seat, [], target, play.gift)
+            self.react = React(rank, seat, [], target, play.gift, call=play.call)
             if self._holds_protection(target):
                 self.react.pending = [target]
             else:
@@ -392,7 +406,7 @@ class State:
         elif rank == "pass":
             pending = [s for s in self._order_from(seat) if s != seat and self._holds_protection(s)]
             self.turn = None
-            self.react = React("pass", seat, pending)
+            self.react = React("pass", seat, pending, call=play.call)
             if not pending:
                 self._resolve(events)
         else:
@@ -418,13 +432,15 @@ class State:
         self.colour = card.colour
         react.pending.remove(seat)
         react.protected.append(seat)
-        events.append(Event("protect", seat, f"is protected from the {_KIND_NAMES[react.kind]}"))
+        events.append(Event("protect", seat, f"is protected from the {_KIND_NAMES[react.kind]}",
+                            against=react.kind))
         if react.kind == "pass":
             if not react.pending:
                 self._resolve(events)
             return
         self.react = None
         self.turn = self.next_seat(react.by)
+        self._settle_call(react, True, events)
 
     def _decline(self, seat: int, events: list[Event]) -> None:
         react = self.react
@@ -447,21 +463,43 @@ class State:
         if react.kind == "swap":
             assert target is not None
             self._swap(by, target)
-            events.append(Event("swap", by, f"swaps hands with seat {target}"))
+            events.append(Event("swap", by, f"swaps hands with seat {target}", target=target))
             self.turn = target
+            self._settle_call(react, False, events)
         elif react.kind == "gift":
             assert target is not None
             self._give(by, target, react.gift)
-            events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}"))
+            events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}",
+                                target=target, count=len(react.gift)))
             self.turn = self.next_seat(by)
             if not self.hands[by]:
                 self._win(by, events)
+            else:
+                self._settle_call(react, True, events)
         else:
             ring = [s for s in self._order_from(by) if s not in react.protected]
             self._pass(by, ring)
             if len(ring) >= 2:
-                events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)"))
+                events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)",
+                                    count=len(ring)))
             self.turn = self.next_seat(by)
+            self._settle_call(react, len(ring) < 2, events)
+
+    def _settle_call(self, react: React, kept: bool, events: list[Event]) -> None:
+        """Judge the call of the settled Gift, Swap or Pass hands (RULES.md 1.8.14): due only if
+        its player ``kept`` a hand of its own (not one received) that needs a call.
+
+        Ruling: if the Protection that settled it left its own player's SOLO window open, the
+        settled call is judged at once (one window at a time): a missing one costs 2 cards
+        then in ``with_play`` mode, and cannot be caught in ``window`` mode.
+        """
+        by = react.by
+        due = kept and self.needs_call(self.hands[by])
+        if self.solo_seat is None or self.solo_seat == by:
+            self._judge_call(by, due, react.call)
+        elif due and not react.call and self.config.call == "with_play":
+            got = self._take(by, SOLO_PENALTY)
+            events.append(Event("penalty", by, f"did not call SOLO and draws {len(got)}"))
 
     def _swap(self, a: int, b: int) -> None:
         self.hands[a], self.hands[b] = self.hands[b], self.hands[a]
@@ -581,6 +619,7 @@ class State:
                 "kind": react.kind, "by": react.by, "target": react.target,
                 "pending": list(react.pending), "protected": list(react.protected),
                 "gift": _texts(react.gift) if seat in (react.by, react.target) else len(react.gift),
+                "call": react.call,
             },
             "known": {h: _texts(cards) for h, cards in enumerate(self.known[seat]) if cards and h != seat},
             "winner": self.winner,
@@ -615,7 +654,7 @@ class State:
             "react": None if react is None else {
                 "kind": react.kind, "by": react.by, "target": react.target,
                 "gift": _texts(react.gift), "pending": list(react.pending),
-                "protected": list(react.protected),
+                "protected": list(react.protected), "call": react.call,
             },
             "known": [[_texts(cards) for cards in row] for row in self.known],
             "winner": self.winner,
@@ -667,7 +706,7 @@ class State:
         if react is not None:
             state.react = React(str(react["kind"]), int(react["by"]), [int(s) for s in react["pending"]],
                                 _seat_or_none(react.get("target"), n), tuple(_cards(react.get("gift", []))),
-                                [int(s) for s in react.get("protected", [])])
+                                [int(s) for s in react.get("protected", [])], bool(react.get("call", False)))
         known = data.get("known")
         if known is not None:
             state.known = [[sorted(_cards(cards)) for cards in row] for row in known]
@@ -685,7 +724,8 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
 
     The dealer is seat ``round_no % n``; cards are dealt one at a time from the top of
     the shuffled deck, starting left of the dealer; then cards are turned from the draw
-    pile until a number card is on top; the seat left of the dealer starts.
+    pile until a number card is on top (or the pile runs out); the seat left of the dealer
+    starts.
     """
     state = State(config, seed, round_no)
     n = config.players
@@ -701,7 +741,9 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
     state.turn = (dealer + 1) % n
     if state.top.number:
         state.colour = state.top.colour
-        state.jump = True
+    # The jump-in window opens on the card left on top, also when the draw pile ran out before
+    # a number card turned up (RULES.md 1.8.1, 1.8.16); any card fits then (1.8.11).
+    state.jump = not state.top.black
     return state
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from ai.bots import make_bot
+from ai.bots import RandomBot
 from ai.driver import play_match
 from engine.match import Match
 from engine.scout import Config as ScoutConfig
@@ -27,7 +27,7 @@ def positions(config: Any, count: int) -> list[tuple[Match, int]]:
         seed = f"positions/{k}".encode()
         match = Match(config, seed)
         try:
-            bots = [make_bot("random", seed, s) for s in range(config.players)]
+            bots = [RandomBot(seed, s) for s in range(config.players)]  # the positions tuned on
             play_match(match, bots, max_actions=3 + 7 * k)
         except RuntimeError:
             pass

@@ -41,13 +41,15 @@ def driver_next(match: Match, bots: list[HeuristicBot]) -> tuple[int, Any]:
     raise AssertionError("nobody acted")
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_scout_policy_is_the_heuristic(players: int) -> None:
+@pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
+                                                         (5, False)])
+def test_scout_policy_is_the_heuristic(players: int, voluntary_pass: bool) -> None:
+    """Also with the two-player option voluntary_pass (RULES.md 2.7.4), the pass valued alike."""
     rng = random.Random(players)
     steps = 0
     for game in range(4):
         seed = f"policy/scout/{players}/{game}".encode()
-        match = Match(ScoutConfig(players=players), seed)
+        match = Match(ScoutConfig(players=players, voluntary_pass=voluntary_pass), seed)
         bots = [HeuristicBot(seed, s) for s in range(players)]
         while not match.is_over():
             state = match.state
@@ -73,7 +75,8 @@ def test_scout_policy_is_the_heuristic(players: int) -> None:
 
 SOLO_CASES = [("anniversary", 4, {}), ("classic", 4, {}), ("anniversary", 2, {}),
               ("anniversary", 6, {}), ("classic", 3, {"call": "window"}),
-              ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True})]
+              ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True}),
+              ("classic", 4, {"gifts": True, "protection": True})]  # RULES.md 1.8.14, with_play
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), SOLO_CASES,
@@ -116,3 +119,61 @@ def test_solo_policy_is_the_heuristic(edition: str, players: int, options: dict[
             match.apply(seat, action)
             steps += 1
     assert steps > 200 and differ <= 1 + steps // 100
+
+
+def solo_position(config: SoloConfig, hands: list[str], script: list[tuple[int, str]]) -> Match:
+    """A match whose round starts at a made-up position (top R3), after ``script``."""
+    state = {"game": "solo", "config": config.to_dict(), "seed": "", "round": 0,
+             "hands": [h.split() for h in hands], "draw": "B7 B8 B9 G5 G6 G7 G8".split(),
+             "discard": ["R3"], "turn": 0}
+    match = Match.from_snapshot({"config": config.to_dict(), "seed": "", "round": 0,
+                                 "totals": config.initial_totals(), "round_scores": [], "state": state})
+    for seat, text in script:
+        match.apply(seat, text)
+    return match
+
+
+MISSES = [
+    # RULES.md 1.8.15: the miss stands after seat 0's own R5; seat 0 is asked first and calls late
+    (SoloConfig.preset("anniversary", 2), ["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"], [(0, "Rrev"), (0, "R5")],
+     (0, "solo")),
+    # RULES.md 1.8.14: the cancelled Swap leaves seat 0 its G1 uncalled; seat 2 is asked first
+    (SoloConfig.preset("anniversary", 4), ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"],
+     [(0, "Rswap:2"), (2, "protB")], (2, "catch:0")),
+]
+
+
+@pytest.mark.parametrize(("config", "hands", "script", "expected"), MISSES)
+def test_solo_policy_calls_or_catches_a_standing_miss(config: SoloConfig, hands: list[str],
+                                                      script: list[tuple[int, str]],
+                                                      expected: tuple[int, str]) -> None:
+    match = solo_position(config, hands, script)
+    bots = [HeuristicBot(b"miss", s) for s in range(config.players)]
+    seat, action = driver_next(match, bots)
+    assert (seat, str(action)) == expected
+    assert SoloMirror.from_snapshot(match.state.snapshot()).rollout_action(1) == expected
+
+
+def test_scout_policy_in_the_emptied_set_position_rule_2_6_1() -> None:
+    """RULES.md 2.6.1: seat 0 showed 5-6, seat 1 scouted the 5; seat 2 holds nothing that beats
+    the lone 6 and scouts it; policy and heuristic agree, and the round ends in both."""
+    config = ScoutConfig(players=3)
+    state = {"config": config.to_dict(), "seed": "", "round": 0, "phase": "play", "turn": 2,
+             "flipped": [False] * 3, "hands": [["3/4"], ["5/1", "2/7", "3/8"], ["1/8", "4/2"]],
+             "known": [[False], [True, False, False], [False, False]], "active": ["6/2"], "owner": 0,
+             "captured": [[], [], []], "chips": [1, 0, 0], "scout_show": [False, False, False],
+             "set_aside": [], "exempt": None}
+    match = Match.from_snapshot({"config": config.to_dict(), "seed": "", "round": 0, "totals": [0] * 3,
+                                 "round_scores": [], "state": state})
+    bots = [HeuristicBot(b"empty", s) for s in range(3)]
+    seat, action = driver_next(match, bots)
+    mirror = ScoutMirror.from_snapshot(match.state.snapshot())
+    view = heuristic_scout.View(match.observation(2))
+    value = {str(a): heuristic_scout._value(view, a) for a in match.legal_actions(2)}
+    picked = mirror.rollout_action(5)
+    assert picked is not None and picked[0] == seat == 2 and str(action).startswith("scout:")
+    assert value[picked[1]] == pytest.approx(value[str(action)])
+    mirror.apply(2, picked[1])
+    match.apply(2, picked[1])
+    assert mirror.is_over() and mirror.points() == [2.0, -3.0, -3.0]  # seat 0 spared its 3/4
+    assert match.snapshot()["round_scores"] == [[2, -3, -3]]  # the match went on to round 2

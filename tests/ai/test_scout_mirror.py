@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from ai._search import ScoutInfoSet, ScoutMirror
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.scout import Config, State, new_round, parse_card
 from engine.scout.cards import deck_in_play
@@ -76,7 +78,8 @@ def check_same(state: State, mirror: Any, rng: random.Random) -> None:
     assert len(mirror.evaluate()) == n
 
 
-def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000) -> int:
+def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000,
+                      played: list[str] | None = None) -> int:
     mirror = ScoutMirror.from_snapshot(state.snapshot())
     steps = 0
     while True:
@@ -89,20 +92,27 @@ def play_side_by_side(state: State, rng: random.Random, max_steps: int = 10_000)
             mirror = ScoutMirror.from_snapshot(state.snapshot()).copy()
         state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
         mirror.apply(seat, text)
+        if played is not None:
+            played.append(text)
         steps += 1
 
 
-def dealt(players: int, seed: int, round_no: int) -> State:
-    return new_round(Config(players=players), f"mirror/{seed}".encode(), round_no)
+def dealt(players: int, seed: int, round_no: int, voluntary_pass: bool = False) -> State:
+    config = Config(players=players, voluntary_pass=voluntary_pass)
+    return new_round(config, f"mirror/{seed}".encode(), round_no)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_random_rounds_match_the_engine(players: int) -> None:
-    rng = random.Random(players)
+@pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
+                                                         (5, False)])
+def test_random_rounds_match_the_engine(players: int, voluntary_pass: bool) -> None:
+    """Also with the two-player option voluntary_pass (RULES.md 2.7.4): random play passes."""
+    rng = random.Random(players + 10 * voluntary_pass)
     rounds = 150 if players == 2 else 100
+    played: list[str] = []
     for seed in range(rounds):
         round_no = seed % 2 if players == 2 else seed % players
-        play_side_by_side(dealt(players, seed, round_no), rng)
+        play_side_by_side(dealt(players, seed, round_no, voluntary_pass), rng, played=played)
+    assert ("pass" in played) == voluntary_pass
 
 
 def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
@@ -146,9 +156,14 @@ def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
     for c in cards:
         captured[rng.randrange(players)].append(f"{min(c)}/{max(c)}")
     turn = rng.randrange(players)
-    owner = None if not active else rng.choice([s for s in range(players) if s != turn])
+    # an empty table may still have an owner: a set scouted empty keeps it (RULES.md 2.6.1)
+    others = [s for s in range(players) if s != turn]
+    owner = None if not active and rng.random() < 0.5 else rng.choice(others)
+    config: dict[str, Any] = {"game": "scout", "players": players}
+    if players == 2 and rng.random() < 0.5:
+        config["voluntary_pass"] = True
     return {
-        "config": {"game": "scout", "players": players},
+        "config": config,
         "seed": "00ff",
         "round": rng.randrange(players),
         "phase": "play",
@@ -177,6 +192,24 @@ def test_odd_positions_match_the_engine(players: int) -> None:
     assert biggest >= (18 if players == 2 else 30)  # 2 players deal only 22 cards a round
 
 
+def test_a_set_scouted_empty_still_ends_the_round_rule_2_6_1() -> None:
+    """The position of RULES.md 2.6.1 in the mirror: 5-6 shown, scouted from both ends."""
+    state = State.from_snapshot({
+        "config": {"game": "scout", "players": 3}, "seed": "", "round": 0, "phase": "play",
+        "turn": 0, "flipped": [False] * 3, "hands": [["5/1", "6/2", "3/4"], ["2/7", "3/8"], ["9/8", "4/9"]],
+        "known": [[False] * 3, [False] * 2, [False] * 2], "active": [], "owner": None,
+        "captured": [[], [], []], "chips": [0, 0, 0], "scout_show": [True] * 3, "set_aside": [],
+        "exempt": None,
+    })
+    mirror = ScoutMirror.from_snapshot(state.snapshot())
+    for seat, text in [(0, "show:0-1"), (1, "scout:L:5@0"), (2, "scout:L:6@0")]:
+        state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == state.snapshot()
+    assert mirror.is_over() and mirror.snapshot()["exempt"] == 0
+    assert mirror.points() == [2.0, -3.0, -3.0]
+
+
 def test_illegal_and_malformed_actions_raise_and_change_nothing() -> None:
     state = dealt(4, 1, 0)
     mirror = ScoutMirror.from_snapshot(state.snapshot())
@@ -200,7 +233,8 @@ def sample_positions(rng: random.Random, count: int) -> list[State]:
     out = []
     for k in range(count):
         players = 2 + k % 4
-        state = dealt(players, 1000 + k, k % 2 if players == 2 else k % players)
+        state = dealt(players, 1000 + k, k % 2 if players == 2 else k % players,
+                      voluntary_pass=players == 2 and k % 8 == 0)
         stop = rng.randrange(120)
         for _ in range(stop):
             if state.is_over():
@@ -286,3 +320,22 @@ def test_keys_are_injective_across_actions() -> None:
             texts = mirror.legal(seat)
             keys = mirror.legal_keys(seat)
             assert len(set(keys)) == len(keys) == len(set(texts))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=8), st.integers(0, 1), st.integers(0, 2**32 - 1))
+def test_two_player_rounds_with_voluntary_pass_match_the_engine(seed: bytes, round_no: int,
+                                                                 choices: int) -> None:
+    """RULES.md 2.7.4 (hypothesis): the option on, random play with passes now and then."""
+    state = new_round(Config(players=2, voluntary_pass=True), seed, round_no)
+    rng = random.Random(choices)
+    mirror = ScoutMirror.from_snapshot(state.snapshot())
+    while not state.is_over():
+        check_same(state, mirror, rng)
+        seat, text = pick_move(state, rng)
+        if "pass" in engine_legal(state, seat) and rng.random() < 0.97:
+            text = rng.choice([t for t in engine_legal(state, seat) if t != "pass"] or ["pass"])
+        state.apply(seat, state.legal_actions(seat)[engine_legal(state, seat).index(text)])
+        mirror.apply(seat, text)
+    check_same(state, mirror, rng)
+    assert state.config.to_dict()["voluntary_pass"] is True

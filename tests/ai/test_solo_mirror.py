@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 from ai._search import SoloInfoSet, SoloMirror
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.shuffle import Stream
 from engine.solo import Config, State, new_round, parse_action
@@ -380,3 +382,115 @@ def test_odd_positions_and_every_move_from_them() -> None:
                 assert mine.snapshot() == engine_snapshot(after), f"{snap} {seat} {action}"
                 check_same(mine, after, f"{snap} {seat} {action}")
         assert mirror.copy().rollout_checked(len(snap["draw"])) < 100000
+
+
+def scripted(config: Config, hands: list[str], top: str, script: list[tuple[int, str]],
+             draw: str = "G1 G2 G3 G4 G6 G7 G8 G9", **more: Any) -> tuple[State, SoloMirror]:
+    """Play ``script`` from a made-up position in the engine and the mirror side by side."""
+    snap: dict[str, Any] = {"game": "solo", "config": config.to_dict(), "seed": "", "round": 0,
+                            "hands": [h.split() for h in hands], "draw": draw.split(),
+                            "discard": top.split(), "turn": 0, "jump": True, "laid_by": None, **more}
+    state = State.from_snapshot(snap)
+    mirror = SoloMirror.from_snapshot(state.snapshot())
+    for seat, text in script:
+        check_same(mirror, state, f"before {seat} {text}")
+        state.apply(seat, parse_action(text))
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"after {seat} {text}"
+    check_same(mirror, state, "end")
+    return state, mirror
+
+
+MISSED_CALLS = [
+    ("window", "Rrev R5 G5 B5", [(0, "Rrev"), (0, "R5"), (1, "catch:0")], 4),
+    ("window", "Rrev R5 G5 B5 Y5", [(0, "Rrev"), (0, "R5!"), (1, "catch:0")], 5),
+    ("window", "Rrev R5 G5 B5 Y5", [(0, "Rrev!"), (0, "R5"), (1, "catch:0")], 5),
+    ("with_play", "Rrev R5 G5 B5", [(0, "Rrev"), (0, "R5"), (1, "draw")], 4),
+]
+
+
+@pytest.mark.parametrize(("call", "hand0", "script", "size0"), MISSED_CALLS)
+def test_own_later_play_keeps_a_missed_call_rule_1_8_15(call: str, hand0: str,
+                                                       script: list[tuple[int, str]], size0: int) -> None:
+    """RULES.md 1.8.6, 1.8.15 in the mirror: the issue's 2-player anniversary position."""
+    state, mirror = scripted(Config.preset("anniversary", 2, call=call), [hand0, "Y1 Y2 Y3 Y4"], "R3",
+                             script)
+    assert len(state.hands[0]) == size0
+
+
+ANNIVERSARY4 = Config.preset("anniversary", 4)
+CLASSIC_GP = Config.preset("classic", 4, gifts=True, protection=True)
+SWAP = ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"]
+GIFT3 = ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"]
+GIFT1 = ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"]
+SETTLED_CALLS = [
+    (ANNIVERSARY4, SWAP, [(0, "Rswap:2!"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, SWAP, [(0, "Rswap:2"), (2, "protB"), (3, "catch:0")]),
+    (ANNIVERSARY4, ["Rswap G1", "Y1 G7", "B5 B6", "Y4 G8"], [(0, "Rswap:2!"), (3, "catch:0")]),
+    (CLASSIC_GP, GIFT3, [(0, "Rgift:1:R1,G2"), (1, "protY"), (1, "Y1")]),
+    (CLASSIC_GP, GIFT3, [(0, "Rgift:1:R1,G2"), (1, "decline"), (1, "R1")]),
+    (ANNIVERSARY4, GIFT1, [(0, "Rgift:1:R5!"), (1, "protR"), (2, "catch:0")]),
+    (ANNIVERSARY4, GIFT1, [(0, "Rgift:1:R5"), (1, "protR"), (2, "catch:0")]),
+    (Config.preset("anniversary", 3), ["pass G1", "protR Y1 Y2", "protB Y3 Y4"],
+     [(0, "pass!"), (1, "protR"), (2, "protB"), (1, "catch:0")]),
+    (CLASSIC_GP, ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"],
+     [(0, "Rgift:1:G1"), (1, "protR"), (1, "draw"), (2, "draw")]),
+]
+
+
+@pytest.mark.parametrize(("config", "hands", "script"), SETTLED_CALLS)
+def test_calls_on_plays_a_protection_may_cancel_rule_1_8_14(config: Config, hands: list[str],
+                                                            script: list[tuple[int, str]]) -> None:
+    """RULES.md 1.8.14 in the mirror: the positions of tests/engine/test_solo_windows.py."""
+    scripted(config, hands, "R3", script, draw="B7 B8 B9 B9 G5 G6 G7 G8", turn=0)
+
+
+def test_the_jump_in_window_at_a_setup_without_a_number_card_rule_1_8_16(monkeypatch: Any) -> None:
+    """RULES.md 1.8.16: the setup ran out of cards; the mirror offers the same jump-ins."""
+    only_actions = [parse_card(t) for t in
+                    "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
+    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    jumps = 0
+    for i in range(40):
+        state = new_round(Config.preset("classic", 2), b"jump%d" % i, 0)
+        mirror = SoloMirror.from_snapshot(state.snapshot())
+        check_same(mirror, state, f"seed jump{i}")
+        if state.top in state.hands[0]:
+            jumps += 1
+            text = next(str(a) for a in state.legal_actions(0) if str(a).split(":")[0] == state.top.text)
+            state.apply(0, parse_action(text))
+            mirror.apply(0, text)
+            assert mirror.snapshot() == engine_snapshot(state)
+    assert jumps > 0
+
+
+# --- endgames rich in Gifts, Swaps, Pass hands and Protections (hypothesis) ----------------
+ENDGAME_FACES = ("Rgift Ggift Rswap Gswap pass pass protR protG protB R5 G5 B5 Y5 R5 Rrev Grev "
+                 "Rskip R3 G3 B7").split()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4), st.sampled_from(["window", "with_play"]), st.data())
+def test_endgames_with_settled_calls_match_the_engine(players: int, call: str, data: st.DataObject) -> None:
+    """RULES.md 1.8.6, 1.8.14, 1.8.15: short hands of action cards, random moves (late calls
+    and catches included); the mirror agrees with the engine at every step."""
+    faces = list(ENDGAME_FACES)
+    hands = []
+    for _ in range(players):
+        size = data.draw(st.integers(1, 4))
+        hand = [faces.pop(data.draw(st.integers(0, len(faces) - 1))) for _ in range(size)]
+        hands.append(" ".join(hand))
+    config = Config.preset("anniversary", players, call=call)
+    state, mirror = scripted(config, hands, "R9", [], draw=" ".join(["Y1", "Y2", "B1", "B2", "G1", "G2"] * 3))
+    for step in range(30):
+        if state.is_over() or len(state.draw) < 8:
+            break
+        actors = state.actors()
+        seat = data.draw(st.sampled_from(actors)) if data.draw(st.booleans()) else state.to_move()
+        assert seat is not None
+        texts = sorted(str(a) for a in state.legal_actions(seat))
+        text = data.draw(st.sampled_from(texts))
+        state.apply(seat, parse_action(text))
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"step {step}: {seat} {text}"
+        check_same(mirror, state, f"after step {step}")

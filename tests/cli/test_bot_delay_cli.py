@@ -51,7 +51,7 @@ def test_play_passes_the_delay_to_its_peer(monkeypatch: pytest.MonkeyPatch) -> N
 def test_the_default_is_the_documented_one(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = capture_timeouts(monkeypatch)
     assert run("play", "scout", "--players", "3", "--plain", "--seed", "1") == -1
-    assert seen[0].bot_delay == 0.8
+    assert seen[0].bot_delay == 1.5  # a person's reaction time (README, --help)
 
 
 @pytest.mark.parametrize("bad", ["-1", "61", "soon"])

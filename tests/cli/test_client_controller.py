@@ -111,7 +111,7 @@ def test_a_gift_asks_for_the_target_and_two_cards() -> None:
     assert c.choose("G3") is None
     assert hand(session) == ["B2"]
     assert sorted(hand(session, 2)) == sorted(["B1", "B3", "B4", "G3", "Y4"])
-    assert "You give 2 card(s) to cpu 2 (seat 2)" in c.log
+    assert "You give 2 cards to cpu 2 (seat 2)" in c.log
 
 
 def test_multiples_ask_for_first_last_and_middle_cards() -> None:
@@ -156,7 +156,7 @@ def test_a_missed_call_in_classic_costs_two_cards() -> None:
     assert c.choose("R7") is None
     session.run_bots()
     assert len(hand(session)) >= 3
-    assert "You did not call SOLO and draw 2" in c.log
+    assert "You did not call SOLO and draw 2 cards" in c.log
 
 
 def test_late_solo_call_in_window_mode() -> None:
@@ -178,7 +178,7 @@ def test_catch_a_missed_call() -> None:
     assert [str(a) for a in c.actions() if str(a).startswith("catch")] == ["catch:2"]
     assert c.catch() is None
     assert len(hand(session, 2)) == 3
-    assert c.log[-1] == "You catch cpu 2 (seat 2), who draws 2"
+    assert c.log[-1] == "You catch cpu 2 (seat 2), who draws 2 cards"
     assert c.options().catch == [] and c.catch() == "nobody to catch now"
 
 
@@ -355,24 +355,32 @@ def test_a_whole_scout_match_has_round_and_match_summaries() -> None:
 
 
 def test_event_words() -> None:
+    """Sentences are made from the events' fields; the engine's own text is not read."""
     names = ["ann", "cpu 1", "cpu 2"]
-    def say(kind: str, seat: int | None, text: str, me: int = 0) -> str:
-        return words(Note(kind, seat, text), me, names)
 
-    assert say("catch", 1, "catches seat 0, who draws 2") == "cpu 1 (seat 1) catches you: you draw 2"
-    assert say("play", 0, "jumps in with R7") == "You jump in with R7"
-    assert say("flip", 0, "turns their whole hand around") == "You turn your whole hand around"
-    assert say("scout", 2, "scouts 3/8 from the right end of seat 0's set, inserts it at 1") \
-        == "cpu 2 (seat 2) scouts 3/8 from the right end of your set, inserts it at 1"
-    assert say("end", 1, "nobody beat their set: the round is over, no hand penalty") \
+    def say(kind: str, seat: int | None, me: int = 0, **facts: Any) -> str:
+        return words(Note(kind, seat, "(engine words, unused)", facts), me, names)
+
+    assert say("catch", 1, target=0, count=2) == "cpu 1 (seat 1) catches you: you draw 2 cards"
+    assert say("play", 0, cards=["R7"], jump=True) == "You jump in with R7"
+    assert say("play", 2, cards=["wd4"], colour="B", call=True) \
+        == "cpu 2 (seat 2) plays wd4 naming blue and calls SOLO!"
+    assert say("flip", 0, hand=True) == "You turn your whole hand around"
+    assert say("scout", 2, cards=["3/8"], end="R", pos=1, target=0, chips=None, both=False, empty=False) \
+        == "cpu 2 (seat 2) scouts 3/8 from the right end of your set, inserts it at 1; you get a Scout chip"
+    assert say("scout", 0, cards=["4/2"], end="L", pos=6, target=1, chips=2, both=False, empty=True) \
+        == ("You scout 4/2 from the left end of cpu 1 (seat 1)'s set, insert it at 6, pay a Scout chip "
+            "(2 Scout chips left) and move again; the table is empty")
+    assert say("end", 1, spared=True) \
         == "Nobody beat cpu 1 (seat 1)'s set: the round is over, no hand penalty"
-    assert say("round_end", None, "round 1 ends: seat 0 +3, seat 1 -2", me=1) \
-        == "Round 1 ends: ann (seat 0) +3, you -2"
-    assert say("scout", 2, "scouts 4/2 from the right end of seat 0's set, inserts it at 6; "
-                           "seat 0 gets a Scout chip") \
-        == "cpu 2 (seat 2) scouts 4/2 from the right end of your set, inserts it at 6; you get a Scout chip"
-    assert say("out", 0, "has no cards left and wins the round") \
-        == "You have no cards left and win the round"
+    assert say("round_end", None, me=1, round=1, scores=[3, -2, 0]) \
+        == "Round 1 ends: ann (seat 0) +3, you -2, cpu 2 (seat 2) +0"
+    assert say("out", 0) == "You have no cards left and win the round"
+    assert say("draw", 1, count=4, penalty=4) == "cpu 1 (seat 1) draws 4 cards as a penalty"
+    assert say("draw", 0, count=1, penalty=4) == "You draw 1 card as a penalty (of 4: the pile ran out)"
+    assert say("show", 0, cards=["3/1", "4/9", "5/2"], shape="run", count=1) \
+        == "You show 3-4-5 (run of 3), capture 1 card"
+    assert say("newfangled", 2) == "cpu 2 (seat 2): (engine words, unused)"  # no words: the engine's
 
 
 def test_hint_never_fails_even_where_the_search_cannot_sample() -> None:

@@ -142,7 +142,7 @@ def test_catch_a_missed_call_with_the_hot_key() -> None:
         assert "has not called SOLO" in str(app.query_one("#table", Static).render())
         await pilot.press("c")
         await pilot.pause()
-        assert "You catch cpu 2 (seat 2), who draws 2" in log_text(app)
+        assert "You catch cpu 2 (seat 2), who draws 2 cards" in log_text(app)
         assert view(session)["hand_sizes"][2] == 3
         assert shown_keys(app) == set()
 

@@ -39,8 +39,10 @@ def without_timing(report: dict) -> dict:
     """The report minus the wall-clock figures, which alone may differ between runs."""
     for game in report["games"]:
         game.pop("seconds")
+        game.pop("cpu")
     for row in report["summary"]["bots"]:
         row.pop("ms_per_move")
+        row.pop("cpu_ms_per_move")
     return report
 
 
@@ -91,6 +93,8 @@ def test_a_seed_is_chosen_and_printed(capsys: pytest.CaptureFixture[str]) -> Non
     (("match", "scout", "--edition", "classic"), "SCOUT has no editions"),
     (("match", "solo", "--bots", "random,random"), "give 1 bot or 4 bots"),
     (("match", "solo", "--bots", "deep-blue"), "unknown bot 'deep-blue'"),
+    (("match", "solo", "--bots", "tests.ai.plugin_bots:NeedsMore"), "cannot be built as Class(seed, seat): "
+                                                                    "TypeError"),
     (("match", "solo", "--games", "0"), "0 is not in the range"),
     (("match", "solo", "--seed", "-3"), "-3 is not in the range"),
 ])
@@ -113,3 +117,19 @@ def test_log_dir_writes_replayable_logs(capsys: pytest.CaptureFixture[str], tmp_
         assert result.error is None and result.match is not None
         assert result.match.digest() == game["digest"]
         assert result.meta == {"bots": ["random"] * 4}
+
+
+def test_duplicate_summary_pairs_the_bots_by_deal_and_times_cpu(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "match", "scout", "--players", "3", "--games", "3", "--seed", "5",
+                       "--bots", "heuristic,random,random", "--duplicate", "--json")
+    assert code == 0
+    summary = json.loads(out)["summary"]
+    rows = {r["bot"]: r for r in summary["bots"]}
+    assert rows["heuristic"]["advantage"]["deals"] == 3
+    assert rows["heuristic"]["advantage"]["score"] == -rows["random"]["advantage"]["score"] > 0
+    assert [p["bots"] for p in summary["pairs"]] == [["heuristic", "random"]]
+    for row in rows.values():
+        assert 0 < row["cpu_ms_per_move"] and 0 < row["ms_per_move"]
+    code, out, _ = run(capsys, "match", "scout", "--players", "3", "--games", "3", "--seed", "5",
+                       "--bots", "heuristic,random,random", "--duplicate")
+    assert "paired by deal (3 deals in every rotation)" in out and "cpu ms" in out.splitlines()[1]

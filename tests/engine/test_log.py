@@ -12,7 +12,8 @@ from engine.match import Match
 from engine.scout import Config as ScoutConfig
 from engine.solo import Config as SoloConfig
 
-CONFIGS = [SoloConfig.preset("classic", 3), SoloConfig.preset("anniversary", 4), ScoutConfig(players=3)]
+CONFIGS = [SoloConfig.preset("classic", 3), SoloConfig.preset("anniversary", 4), ScoutConfig(players=3),
+           ScoutConfig(players=2, voluntary_pass=True)]
 
 
 def played(config: object, seed: bytes) -> tuple[list[tuple[int, str]], str]:

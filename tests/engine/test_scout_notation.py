@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from engine.errors import ParseError
 from engine.scout import (
     Card,
+    Pass,
     Scout,
     ScoutShow,
     Show,
@@ -31,6 +32,7 @@ from engine.scout import (
         ("scout:L:10@11", Scout("L", 10, 11)),
         ("scout:L:1@3+show:2-4", ScoutShow(Scout("L", 1, 3), Show(2, 4))),
         ("scout:R:7@0+show:0", ScoutShow(Scout("R", 7, 0), Show(0, 0))),
+        ("pass", Pass()),  # RULES.md 2.7.4, option voluntary_pass
     ],
 )
 def test_canonical_texts_round_trip(text: str, action: object) -> None:
@@ -46,7 +48,8 @@ def test_canonical_texts_round_trip(text: str, action: object) -> None:
         ("Flip", "expected flip"),
         (" flip", "expected flip"),
         ("keep ", "expected flip"),
-        ("pass", "expected flip"),
+        ("Pass", "expected flip"),
+        ("pass ", "expected flip"),
         ("show:", "show:I"),
         ("show:3-3", "I < J"),
         ("show:5-3", "I < J"),

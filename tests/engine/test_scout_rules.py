@@ -221,8 +221,9 @@ def test_start_player_rotates(players: int) -> None:
 def test_there_is_no_pass() -> None:
     s = state(["3/1", "4/2", "5/2"], active="6/1", owner=2, turn=0)
     assert all(str(a).startswith(("show", "scout")) for a in s.legal_actions(0))
-    with pytest.raises(ParseError):
-        parse_action("pass")
+    refuse(s, 0, "pass", "there is no pass")
+    two = state(["3/1 4/2", "5/2"], active="6/1", owner=1, turn=0)  # off by default
+    refuse(two, 0, "pass", "option voluntary_pass")
 
 
 # --- 2.3 show ---------------------------------------------------------------------------
@@ -352,7 +353,7 @@ def test_one_card_set_is_scouted_from_the_left_only_and_empties_the_table() -> N
     refuse(s, 0, "scout:R:6@0", "left end")
     s.apply(0, parse_action("scout:L:4@1"))
     obs = s.observation(1)
-    assert obs["active"] == [] and obs["owner"] is None
+    assert obs["active"] == [] and obs["owner"] == 2  # the set scouted empty keeps its owner
     assert obs["chips"] == [0, 0, 1, 0]
     # seat 1 may show anything on the empty table, even a lone 2
     assert Show(0, 0) in s.legal_actions(1)
@@ -469,15 +470,34 @@ def test_round_goes_on_when_someone_showed_in_between() -> None:
     assert s.is_over() and s.observation(0)["exempt"] == 2
 
 
-def test_round_goes_on_when_the_set_was_scouted_empty() -> None:
-    # ruling: an emptied set has no owner, so the former owner plays on the empty table
+def test_round_ends_when_the_set_was_scouted_empty_rule_2_6_1() -> None:
+    """RULES.md 2.6.1: seat 0 shows 5-6; seat 1 scouts the 5, seat 2 scouts the 6. The turn
+    would come back to seat 0, whose set it was: the round ends and seat 0 is spared its hand."""
     s = state(["5/1 6/2 3/4", "2/7 3/8", "9/8 4/9"], turn=0)
     s.apply(0, Show(0, 1))  # 5-6
     s.apply(1, parse_action("scout:L:5@0"))
-    s.apply(2, parse_action("scout:L:6@0"))  # the table is empty now
-    assert not s.is_over() and s.to_move() == 0
-    assert s.observation(0)["chips"] == [2, 0, 0]
-    assert s.legal_actions(0) == [Show(0, 0)]
+    events = s.apply(2, parse_action("scout:L:6@0"))  # the table is empty now
+    assert s.observation(1)["active"] == [] and s.observation(1)["owner"] == 0
+    assert s.is_over() and events[-1].kind == "end" and events[-1].seat == 0
+    assert s.observation(0)["exempt"] == 0
+    # seat 0: 2 chips and no penalty for its 3/4; seats 1 and 2: minus their 3 cards each
+    assert s.round_scores() == [2, -3, -3]
+
+
+def test_a_show_on_the_table_scouted_empty_takes_the_set_over_rule_2_6_1() -> None:
+    """After a set is scouted empty, a show on the empty table makes a new owner; the round
+    then ends only when the turn would come back to that new owner."""
+    s = state(["5/1 6/2 3/4", "2/7 3/8", "9/8 4/9", "2/5 8/6"], turn=0)
+    s.apply(0, Show(0, 1))  # 5-6
+    s.apply(1, parse_action("scout:L:5@0"))
+    s.apply(2, parse_action("scout:L:6@0"))  # empty; seat 0 still owns it
+    assert not s.is_over() and s.to_move() == 3
+    assert not any(isinstance(a, Scout) for a in s.legal_actions(3))
+    s.apply(3, Show(1, 1))  # the 8 on the empty table: seat 3 owns the set now
+    assert s.observation(0)["owner"] == 3 and s.observation(0)["captured"] == [0, 0, 0, 0]
+    s.apply(0, parse_action("scout:L:8@0"))  # emptied again: seat 3 keeps it
+    s.apply(1, parse_action("show:0"))  # seat 1 shows the 5 it scouted
+    assert not s.is_over() and s.observation(0)["owner"] == 1
 
 
 def test_scout_and_show_chip_is_worth_nothing() -> None:
@@ -542,7 +562,9 @@ def test_two_players_have_three_chips_and_scouting_costs_one() -> None:
     assert s.to_move() == 0  # and seat 0 takes another turn
     s.apply(0, parse_action("scout:L:5@3"))
     assert s.to_move() == 0 and s.observation(0)["chips"] == [1, 3]
-    assert s.observation(0)["active"] == [] and s.observation(0)["owner"] is None
+    # the emptied set is still seat 1's (RULES.md 2.6.1); seat 0 shows on the empty table
+    assert s.observation(0)["active"] == [] and s.observation(0)["owner"] == 1
+    assert s.legal_actions(0) == [Show(0, 0), Show(1, 1), Show(2, 2), Show(2, 3), Show(3, 3)]
 
 
 def test_two_players_no_chips_no_scout() -> None:
@@ -582,6 +604,77 @@ def test_two_players_unspent_chips_score() -> None:
     s = state(["5/1", "9/8 7/2"], turn=0, chips=[2, 3])
     s.apply(0, Show(0, 0))
     assert s.round_scores() == [2, 3 - 2]
+
+
+# --- 2.7.4 the voluntary pass (two-player option) -----------------------------------------
+def passing(hands: list[str], **kw: Any) -> State:
+    """A 2-player position with the option ``voluntary_pass`` on."""
+    d = position(hands, **kw)
+    d["config"] = {"game": "scout", "players": 2, "voluntary_pass": True}
+    return State.from_snapshot(d)
+
+
+def test_voluntary_pass_ends_the_round_as_if_the_player_were_stuck_rule_2_7_4() -> None:
+    """RULES.md 2.7.4: with the option on, seat 0 may pass instead of showing or scouting;
+    the round ends as if it could neither show nor scout: seat 1, whose set it is, takes no
+    hand penalty, and seat 0 counts its hand."""
+    s = passing(["4/1 4/2 1/5", "9/8 2/10 3/7"], active="6/1 6/3", owner=1, turn=0, chips=[2, 1])
+    legal = [str(a) for a in s.legal_actions(0)]
+    assert legal[-1] == "pass" and "scout:L:6@0" in legal and "show:0-1" not in legal
+    events = s.apply(0, parse_action("pass"))
+    assert [e.kind for e in events] == ["pass", "end"] and events[-1].seat == 1
+    assert s.is_over() and s.observation(0)["exempt"] == 1
+    assert s.round_scores() == [2 - 3, 1]
+
+
+def test_voluntary_pass_on_every_turn_also_after_an_own_scout_rule_2_7_4() -> None:
+    s = passing(["4/1 4/2 1/5", "9/8 2/10"], active="6/1 6/3", owner=1, turn=0, chips=[2, 1])
+    s.apply(0, parse_action("scout:L:6@0"))  # seat 0 moves again: it may still pass
+    assert s.to_move() == 0 and parse_action("pass") in s.legal_actions(0)
+    s.apply(0, parse_action("pass"))
+    assert s.observation(1)["exempt"] == 1 and s.round_scores() == [1 - 4, 1]
+
+
+def test_voluntary_pass_before_any_show_spares_nobody() -> None:
+    """Engine ruling: a pass on the opening empty table ends the round with no exempt seat."""
+    s = passing(["4/1 4/2 1/5", "9/8 2/10"], turn=0, chips=[3, 3])
+    events = s.apply(0, parse_action("pass"))
+    assert events[-1].seat is None and s.observation(0)["exempt"] is None
+    assert s.round_scores() == [3 - 3, 3 - 2]
+
+
+def test_voluntary_pass_does_not_stop_the_round_ending_by_itself_rule_2_7_4() -> None:
+    """The round still ends on its own when the other player can neither show nor scout."""
+    s = passing(["4/1 4/2 4/3 1/5", "9/8 2/10"], turn=0, chips=[1, 0])
+    s.apply(0, Show(0, 2))
+    assert s.is_over() and s.observation(0)["exempt"] == 0
+
+
+def test_voluntary_pass_is_a_two_player_option_in_the_plain_form_rule_2_7_4() -> None:
+    cfg = Config(2, voluntary_pass=True)
+    assert cfg.to_dict() == {"game": "scout", "players": 2, "voluntary_pass": True}
+    assert Config.from_dict(cfg.to_dict()) == cfg
+    assert Config(2).to_dict() == {"game": "scout", "players": 2}  # off: left out
+    assert Config.from_dict({"game": "scout", "players": 2, "voluntary_pass": False}) == Config(2)
+    assert cfg.describe() == "SCOUT, 2 players, voluntary pass"
+    with pytest.raises(ParseError, match="two-player option"):
+        Config(3, voluntary_pass=True)
+    with pytest.raises(ParseError, match="true or false"):
+        Config.from_dict({"game": "scout", "players": 2, "voluntary_pass": 1})
+    from engine.games import compact_config, config_from_dict
+
+    assert compact_config(cfg) == cfg.to_dict() and config_from_dict(compact_config(cfg)) == cfg
+    assert compact_config(Config(2)) == {"game": "scout", "players": 2}
+
+
+def test_voluntary_pass_match_snapshot_round_trip_rule_2_7_4() -> None:
+    match = Match(Config(2, voluntary_pass=True), b"vp")
+    for seat in range(2):
+        match.apply(seat, "keep")
+    match.apply(0, "pass")
+    assert match.snapshot()["config"]["voluntary_pass"] is True
+    again = Match.from_snapshot(match.snapshot())
+    assert again.digest() == match.digest() and again.config == match.config
 
 
 # --- observation --------------------------------------------------------------------------
@@ -657,7 +750,6 @@ def test_captured_piles_are_canonical() -> None:
         (lambda d: d["known"][0].append(True), "known"),
         (lambda d: d.update(active=["3/5", "7/6"]), "neither a set nor a run"),
         (lambda d: d.update(active=["3/5"], owner=None), "owner"),
-        (lambda d: d.update(owner=1), "owner"),
         (lambda d: d.update(turn=3), "turn"),
         (lambda d: d.update(turn=None), "turn"),
         (lambda d: d.update(chips=[0, 0]), "chips"),

@@ -184,6 +184,25 @@ def test_no_number_card_at_setup_means_any_card_fits_the_first_play(monkeypatch:
         assert any(str(a).split(":")[0] == c.text for a in state.legal_actions(1))
 
 
+def test_the_jump_in_window_opens_on_the_card_left_on_top_rule_1_8_16(monkeypatch: Any) -> None:
+    """1.8.16: the draw pile runs out at setup; the card left on top opens the jump-in window
+    as any laid card does: seat 0, not to move, jumps in with its twin."""
+    only_actions = [parse_card(t) for t in
+                    "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
+    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    for i in range(200):
+        state = new_round(Config.preset("classic", 2), b"jump%d" % i, 0)
+        if state.top in state.hands[0]:
+            break
+    else:
+        raise AssertionError("no seed leaves seat 0 the twin of the top card")
+    assert state.draw == [] and state.jump and state.laid_by is None and state.turn == 1
+    twin = state.top.text
+    assert any(str(a).split(":")[0] == twin for a in state.legal_actions(0))
+    state.apply(0, next(a for a in state.legal_actions(0) if str(a).split(":")[0] == twin))
+    assert state.laid_by == 0 and state.top.text == twin
+
+
 # --- 1.3 a turn -------------------------------------------------------------------------
 def test_play_one_fitting_card_then_the_next_seat_moves() -> None:
     state = position("classic", ["R2 G5 B7 wild", "G1", "G2", "G3"])

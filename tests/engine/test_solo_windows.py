@@ -347,7 +347,9 @@ def test_a_call_is_due_after_a_jump_in_and_a_gift() -> None:
 
 
 def test_hands_received_by_swap_need_no_call() -> None:
-    state = position("anniversary", ["Rswap G1", "Y1 Y2", "B1", "Y3 Y4"], draw="Y5 Y6 Y7 Y8")
+    """Without Protection in the deck a Swap never takes "!" (RULES.md 1.8.14)."""
+    state = position("classic", ["Rswap G1", "Y1 Y2", "B1", "Y3 Y4"], draw="Y5 Y6 Y7 Y8",
+                     options={"call": "window"})
     assert "Rswap:2!" not in moves(state, 0)
     refused(state, 0, "Rswap:2!", "SOLO may only be called")
     act(state, 0, "Rswap:2")
@@ -603,16 +605,101 @@ def test_the_player_who_opened_a_window_waits_too() -> None:
     refused(state, 0, "draw", "waiting for seat 2")
 
 
-def test_a_cancelled_swap_leaves_the_swapper_without_a_call() -> None:
-    """Engine's choice: a Swap never carries a call (the hand it leaves is the one received),
-    even when a Protection cancels it and the swapper keeps a single card."""
+# --- 1.8.14: the call on a Gift, Swap or Pass hands is judged once the effect is settled ------
+@pytest.mark.parametrize(("play", "caught"), [("Rswap:2!", False), ("Rswap:2", True)])
+def test_a_cancelled_swap_leaves_the_swapper_a_hand_that_needs_a_call_rule_1_8_14(
+        play: str, caught: bool) -> None:
+    """RULES.md 1.8.14: "!" on a Swap is accepted when a Protection could cancel it and the
+    hand kept would need a call; seat 2 protects, seat 0 keeps G1: the call was due."""
     state = position("anniversary", ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], draw="Y5 Y6 Y7")
-    refused(state, 0, "Rswap:2!", "SOLO may only be called")
-    act(state, 0, "Rswap:2")
+    assert {"Rswap:2", "Rswap:2!"} <= moves(state, 0)
+    act(state, 0, play)
+    assert state.solo_seat is None  # nothing is judged while the window is open
+    assert state.observation(3)["react"]["call"] is play.endswith("!")
     act(state, 2, "protB")
-    assert hand(state, 0) == ["G1"] and state.solo_seat is None
-    act(state, 3, "catch:0")  # a false catch
-    assert hand(state, 0) == ["G1"] and len(state.hands[3]) == 4
+    assert hand(state, 0) == ["G1"] and (state.solo_seat, state.solo_called) == (0, not caught)
+    act(state, 3, "catch:0")
+    assert len(state.hands[0]) == (3 if caught else 1) and len(state.hands[3]) == (2 if caught else 4)
+
+
+def test_a_call_on_a_swap_that_goes_through_is_void_rule_1_8_14() -> None:
+    """The Swap goes through: seat 0 holds a received hand, the "!" costs and opens nothing."""
+    state = position("anniversary", ["Rswap G1", "Y1 G7", "B5 B6", "Y4 G8"], draw="Y5 Y6 Y7")
+    act(state, 0, "Rswap:2!")
+    assert hand(state, 0) == cards("B5 B6") and state.solo_seat is None
+    assert "solo" not in legal(state, 0)
+    assert act(state, 3, "catch:0") == ["false_catch"]
+
+
+def test_classic_a_cancelled_gift_keeps_three_cards_and_no_call_is_due_rule_1_8_14() -> None:
+    """The issue's case: classic calls with gifts and Protection. Giving R1 G2 would leave B3,
+    but the target protects and the giver keeps three cards: no call was due, no penalty."""
+    state = position("classic", ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7",
+                     options={"gifts": True, "protection": True})
+    act(state, 0, "Rgift:1:R1,G2")
+    act(state, 1, "protY")
+    assert hand(state, 0) == cards("R1 G2 B3") and state.solo_seat is None
+    assert act(state, 1, "Y1") == ["play"]  # seat 1 moves next: no penalty for seat 0
+    assert hand(state, 0) == cards("R1 G2 B3")
+
+
+def test_classic_a_gift_that_goes_through_is_judged_on_the_hand_left_rule_1_8_14() -> None:
+    """The target declines: the Gift leaves B3 and the missing call costs 2 cards when the
+    next seat acts (with_play)."""
+    state = position("classic", ["Rgift R1 G2 B3", "protY Y1 Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7",
+                     options={"gifts": True, "protection": True})
+    act(state, 0, "Rgift:1:R1,G2")
+    act(state, 1, "decline")
+    assert hand(state, 0) == ["B3"] and (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 1, "R1") == ["penalty", "play"]  # R1 is one of the cards given
+    assert hand(state, 0) == cards("B3 G7 G6")
+
+
+@pytest.mark.parametrize("call", [True, False])
+def test_a_gift_of_the_last_card_takes_a_call_for_the_case_it_is_cancelled_rule_1_8_14(
+        call: bool) -> None:
+    """Rgift giving the last card wins unless cancelled; cancelled, R5 stays: a call is due."""
+    state = position("anniversary", ["Rgift R5", "protR Y1 Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7")
+    assert {"Rgift:1:R5", "Rgift:1:R5!"} <= moves(state, 0)
+    act(state, 0, "Rgift:1:R5" + ("!" if call else ""))
+    act(state, 1, "protR")
+    assert hand(state, 0) == ["R5"] and (state.solo_seat, state.solo_called) == (0, call)
+    act(state, 2, "catch:0")
+    assert len(state.hands[0]) == (1 if call else 3)
+
+
+def test_a_pass_hands_that_everyone_else_protects_against_rule_1_8_14() -> None:
+    """Everyone else protects: seat 0 keeps its G1, so the call made with the pass counts."""
+    state = position("anniversary", ["pass G1", "protR Y1 Y2", "protB Y3 Y4"], draw="G5 G6 G7")
+    assert {"pass", "pass!"} <= moves(state, 0)
+    act(state, 0, "pass!")
+    act(state, 1, "protR")
+    assert state.solo_seat is None
+    act(state, 2, "protB")
+    assert hand(state, 0) == ["G1"] and (state.solo_seat, state.solo_called) == (0, True)
+    assert act(state, 1, "catch:0") == ["false_catch"]
+
+
+def test_a_pass_hands_that_goes_through_voids_the_call_rule_1_8_14() -> None:
+    state = position("anniversary", ["pass G1", "protR Y1 Y2", "Y3 Y4"], draw="G5 G6 G7")
+    act(state, 0, "pass!")
+    act(state, 1, "decline")
+    assert hand(state, 0) == cards("Y3 Y4") and state.solo_seat is None
+
+
+def test_the_protector_and_the_cancelled_player_both_due_ruling() -> None:
+    """Engine ruling beside 1.8.14: the Protection leaves its player Y2 (its window opens), and
+    the cancelled Gift leaves seat 0 its G1: seat 0's call is judged at once. In with_play mode
+    the missing call costs 2 cards then; the protector's own window goes on as usual."""
+    state = position("classic", ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7 G8",
+                     options={"gifts": True, "protection": True})
+    act(state, 0, "Rgift:1:G1")
+    assert act(state, 1, "protR") == ["play", "protect", "penalty"]
+    assert hand(state, 0) == cards("G1 G8 G7")
+    assert (state.solo_seat, state.solo_called) == (1, False)
+    assert act(state, 1, "draw") == ["draw"]  # its own action: its window stays open
+    assert act(state, 2, "draw")[0] == "penalty"  # seat 1's own miss, as usual
+    assert len(state.hands[1]) == 4
 
 
 def test_classic_a_missed_call_is_charged_even_when_the_next_play_ends_the_round() -> None:
@@ -641,3 +728,54 @@ def test_in_a_gift_or_swap_window_even_an_identical_card_cannot_jump_in() -> Non
     assert state.react is not None and state.jump is True
     assert moves(state, 1) == set()
     refused(state, 1, "Rswap:3", "waiting for seat 2")
+
+
+# --- 1.8.6 / 1.8.15: a seat's own later plays never close nor make up its missed call -------
+def anniversary_two(hands: list[str], **options: Any) -> State:
+    """The issue's 2-player anniversary position: top R3, seat 0 to play."""
+    return position("anniversary", hands, discard="R3", draw="G1 G2 G3 G4 G6 G7 G8 G9",
+                    options=options)
+
+
+def test_own_later_play_does_not_close_a_missed_call_rule_1_8_15() -> None:
+    """RULES.md 1.8.6, 1.8.15: Rrev leaves 5-5-5 (one play could empty it), no call; the
+    Reverse lets seat 0 play again, and its R5 leaves a hand that needs no call. The miss
+    stands: seat 1's catch is genuine and seat 0 draws 2."""
+    state = anniversary_two(["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev")
+    assert (state.solo_seat, state.solo_called, state.turn) == (0, False, 0)
+    act(state, 0, "R5")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 1, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("G5 B5 G9 G8") and hand(state, 1) == cards("Y1 Y2 Y3 Y4")
+
+
+def test_own_later_play_with_the_call_does_not_make_up_a_miss_rule_1_8_15() -> None:
+    """RULES.md 1.8.15, "with solo or without": the R5! that leaves 5-5-5 is a due call made,
+    yet the earlier miss stands until a late call or another seat's action."""
+    state = anniversary_two(["Rrev R5 G5 B5 Y5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev")
+    act(state, 0, "R5!")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert "solo" in legal(state, 0)  # the late call is what makes it up
+    act(state, 0, "solo")
+    assert act(state, 1, "catch:0") == ["false_catch"]
+
+
+def test_a_new_due_call_after_a_made_one_can_be_missed_rule_1_8_15() -> None:
+    """A called window stays open over the seat's own plays; a later play that needs a call
+    again and is played without one is a miss."""
+    state = anniversary_two(["Rrev R5 G5 B5 Y5", "Y1 Y2 Y3 Y4"])
+    act(state, 0, "Rrev!")
+    act(state, 0, "R5")
+    assert (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 1, "catch:0") == ["catch"]
+
+
+def test_own_later_play_keeps_the_with_play_penalty_rule_1_8_15() -> None:
+    """The same position in call-with-play mode: the 2 cards are drawn just before seat 1 acts."""
+    state = anniversary_two(["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"], call="with_play")
+    act(state, 0, "Rrev")
+    act(state, 0, "R5")
+    assert act(state, 1, "draw") == ["penalty", "draw"]
+    assert hand(state, 0) == cards("G5 B5 G9 G8")

@@ -1,0 +1,57 @@
+"""Games as Ray tasks, on an existing cluster or a local one (``--ray [ADDRESS]``).
+
+Each game is one task running ``ai.tournament.play_task``: the same code and seeds as a
+local run, so the same games. Ray is optional (``pip install 'cardtable[ray]'``); every
+node needs cardtable installed, and the files or programs a plugin bot names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ParseError
+
+if TYPE_CHECKING:
+    from ai.tournament import Task
+
+
+class RayMissing(ParseError):
+    """Ray is not installed."""
+
+
+def require_ray() -> Any:
+    """The ``ray`` module, or RayMissing saying what to install."""
+    try:
+        import ray
+    except ImportError:
+        raise RayMissing("Ray is not installed: pip install 'cardtable[ray]'") from None
+    return ray
+
+
+def connect(address: str, cpus: int | None = None) -> Any:
+    """Join the cluster at ``address`` ("" starts a local one, with ``cpus`` CPUs if given)."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        local = {"num_cpus": cpus} if not address and cpus else {}
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False, **local)
+    return ray
+
+
+def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Iterator[dict[str, Any]]:
+    """Each game's result as its task ends; closing the iterator (Ctrl-C) disconnects from the
+    cluster, which ends the tasks not finished: they belong to this driver."""
+    from ai.tournament import play_task
+
+    ray = connect(address, cpus)
+    remote = ray.remote(num_cpus=1, max_retries=2)(play_task)
+    pending = [remote.remote(task) for task in tasks]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if pending:
+            ray.shutdown()

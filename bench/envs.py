@@ -1,0 +1,143 @@
+"""Environment speed with random agents, beside RLCard's UNO, and the overhead over the engine.
+
+Run: ``python bench/envs.py [--seconds S]`` (needs the ``envs`` extra; RLCard's line needs
+the ``bench`` extra). Every line plays whole episodes (one round) in this one process with
+uniformly random legal choices and prints agent steps per second. For cardtable an agent
+step is one token (most actions are one token; a Wild, a Swap, a show are two); the engine
+line plays the same rounds with no environment (the seat to move picks among its legal
+actions), and "overhead" is the time per engine action through the environment divided by
+the time per engine action of the bare engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from engine.match import Match, match_seed  # noqa: E402
+from envs.pettingzoo_env import scout_env, solo_env  # noqa: E402
+from envs.table import make_config  # noqa: E402
+
+
+def timed(seconds: float, episode: Callable[[int], tuple[int, int]]) -> tuple[float, float]:
+    """Run ``episode(i)`` -> (steps, engine actions) until ``seconds`` pass; the two rates."""
+    steps = actions = i = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s, a = episode(i)
+        steps, actions, i = steps + s, actions + a, i + 1
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, actions / elapsed
+
+
+def pettingzoo_episode(env: Any, rng: np.random.Generator) -> Callable[[int], tuple[int, int]]:
+    def run(i: int) -> tuple[int, int]:
+        env.reset(seed=i)
+        steps = 0
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        return steps, len(env.unwrapped.table.entries)
+    return run
+
+
+def engine_episode(game: str, players: int, rules: dict[str, Any] | None,
+                   rng: np.random.Generator) -> Callable[[int], tuple[int, int]]:
+    config = make_config(game, players, rules)
+
+    def run(i: int) -> tuple[int, int]:
+        match = Match(config, match_seed(i, 0))
+        actions = 0
+        while not match.round_scores:
+            seat = match.to_move()
+            assert seat is not None
+            legal = [a for a in match.legal_actions(seat) if not str(a).startswith("catch:")]
+            match.apply(seat, legal[int(rng.integers(len(legal)))])
+            actions += 1
+        return actions, actions
+    return run
+
+
+def openspiel_episode(name: str, params: dict[str, Any],
+                      rng: np.random.Generator) -> Callable[[int], tuple[int, int]]:
+    import pyspiel
+
+    import envs.openspiel_games  # noqa: F401  (registers the games)
+
+    game = pyspiel.load_game(name, params)
+
+    def run(i: int) -> tuple[int, int]:
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.integers(len(legal)))])
+                steps += 1
+        return steps, state.p.actions
+    return run
+
+
+def rlcard_episode(rng: np.random.Generator) -> Callable[[int], tuple[int, int]] | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("uno", config={"seed": 0})
+
+    def run(i: int) -> tuple[int, int]:
+        state, _ = env.reset()
+        steps = 0
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[int(rng.integers(len(legal)))])
+            steps += 1
+        return steps, steps
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per line")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"{'case':<34} {'steps/s':>9} {'engine actions/s':>17} {'overhead':>9}")
+    cases: list[tuple[str, str, int, dict[str, Any] | None]] = [
+        ("SOLO classic 2p", "solo", 2, {}), ("SOLO classic 4p", "solo", 4, {}),
+        ("SOLO anniversary 4p", "solo", 4, {"edition": "anniversary"}), ("SCOUT 4p", "scout", 4, None),
+    ]
+    for label, game, players, rules in cases:
+        env = solo_env(players, rules=rules) if game == "solo" else scout_env(players)
+        _, bare = timed(args.seconds, engine_episode(game, players, rules, rng))
+        steps, actions = timed(args.seconds, pettingzoo_episode(env, rng))
+        print(f"{'engine only, ' + label:<34} {bare:>9.0f} {bare:>17.0f} {'1.00x':>9}")
+        print(f"{'PettingZoo, ' + label:<34} {steps:>9.0f} {actions:>17.0f} {bare / actions:>8.2f}x")
+    for label, name in (("OpenSpiel, SOLO classic 4p", "cardtable_solo"),
+                        ("OpenSpiel, SCOUT 4p", "cardtable_scout")):
+        steps, actions = timed(args.seconds, openspiel_episode(name, {"players": 4}, rng))
+        print(f"{label:<34} {steps:>9.0f} {actions:>17.0f}")
+    uno = rlcard_episode(rng)
+    if uno is None:
+        print("RLCard UNO 2p: not installed (pip install -e '.[bench]')")
+    else:
+        steps, _ = timed(args.seconds, uno)
+        print(f"{'RLCard UNO 2p (for comparison)':<34} {steps:>9.0f}")
+
+
+if __name__ == "__main__":
+    main()

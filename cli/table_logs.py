@@ -1,0 +1,128 @@
+"""The logs tables keep in the config dir: reading one (read-only), and listing the kept games.
+
+A table log is the peer's store (``p2p.store.FileStore``): the signed entries of the table, of
+which the first ``commit`` are committed. ``host``/``join`` keep theirs in ``<home>/table.log``,
+``play`` in ``<home>/play/table.log``; a finished or abandoned log moves to ``tables/`` beside it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cli.words import plural
+
+PLAY_DIR = "play"
+"""Where ``cardtable play`` keeps its table (a config dir of its own inside the main one)."""
+
+
+@dataclass
+class TableLog:
+    """A table log replayed: the table as far as its committed entries go."""
+
+    path: Path
+    table: Any  # p2p.table.TableState
+    applied: list[Any] = field(default_factory=list)  # p2p.table.Applied, one per committed entry
+    entries: int = 0
+    error: str | None = None
+    names: list[str] = field(default_factory=list)  # the seats' names when the match started
+
+
+def is_table_log(data: bytes) -> bool:
+    """Whether ``data`` starts like a peer's store (a msgpack array whose first item is a record
+    kind), not like a match log (a header map)."""
+    return bool(data) and (0x90 <= data[0] <= 0x9F or data[0] in (0xDC, 0xDD))
+
+
+def read_table_log(path: Path) -> TableLog:
+    """Replay the committed entries of the table log at ``path`` (the file is never changed);
+    every entry's signatures are checked, and the first bad one stops the replay."""
+    from p2p import identity, wire
+    from p2p.store import FileStore
+    from p2p.table import TableState
+
+    with tempfile.TemporaryDirectory() as tmp:  # FileStore.load mends a torn tail: on a copy
+        copy = Path(tmp) / "table.log"
+        shutil.copyfile(path, copy)
+        stored = FileStore(copy, sync=False).load()
+    out = TableLog(path, TableState(), entries=len(stored.entries))
+    committed = min(int(stored.meta.get("commit", 0) or 0), len(stored.entries))
+    for n, raw in enumerate(stored.entries[:committed]):
+        try:
+            entry = wire.decode_entry(raw)
+        except (ValueError, TypeError) as err:
+            out.error = f"entry {n}: unreadable ({err})"
+            return out
+        table_id = out.table.table_id or entry.decoded.table_id
+        if not (identity.verify(entry.decoded.author, wire.proposal_signed(entry.proposal), entry.author_sig)
+                and identity.verify(entry.sequencer, wire.entry_signed(table_id, entry.term, entry.index,
+                                                                       entry.proposal), entry.seq_sig)):
+            out.error = f"entry {n}: a signature does not verify"
+            return out
+        out.applied.append(out.table.apply(entry))
+        if not out.names and out.table.match is not None:
+            out.names = [seat.name or f"seat {s}" for s, seat in enumerate(out.table.seats)]
+    return out
+
+
+@dataclass(frozen=True)
+class KeptGame:
+    """One game kept in the config dir."""
+
+    path: Path
+    mtime: float
+    kind: str  # "play" or "table"
+    current: bool  # the table a plain ``play --resume`` / ``host``/``join`` would resume
+    log: TableLog
+
+
+def kept_games(home: Path) -> list[KeptGame]:
+    """Every table log kept under ``home``, newest first (unreadable files are left out)."""
+    found = []
+    for kind, base in (("table", home), ("play", home / PLAY_DIR)):
+        paths = [base / "table.log", *sorted((base / "tables").glob("*.log"))]
+        for path in paths:
+            if not path.is_file():
+                continue
+            try:
+                log = read_table_log(path)
+            except (OSError, ValueError):
+                continue
+            if log.table.config is None:
+                continue
+            found.append(KeptGame(path, path.stat().st_mtime, kind, path.name == "table.log", log))
+    return sorted(found, key=lambda g: g.mtime, reverse=True)
+
+
+def describe(game: KeptGame) -> str:
+    """One line: when, what, how far, and what to do with it."""
+    import time
+
+    table = game.log.table
+    match = table.match
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.mtime))
+    what = table.config.describe()
+    name = "play" if game.kind == "play" else repr(table.name)
+    if match is None:
+        state = f"{table.phase}, not started"
+    else:
+        rounds = len(match.round_scores)
+        state = ("over" if match.is_over() else "unfinished") + f", {plural(rounds, 'round')} played"
+        state += f", totals {' '.join(str(t) for t in match.scores())}"
+    how = ""
+    if game.current and resumable(table):
+        command = "cardtable play --resume" if game.kind == "play" else "cardtable host/join"
+        how = f"  (resume: {command})"
+    return f"{when}  {what} at {name}: {state}  {game.path}{how}"
+
+
+def resumable(table: Any) -> bool:
+    """Whether a kept table is unfinished and a person still holds a seat at it."""
+    if table.match is not None and table.match.is_over():
+        return False
+    return any(seat.owner is not None and seat.controller != "cpu" for seat in table.seats)
+
+

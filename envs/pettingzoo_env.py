@@ -1,0 +1,121 @@
+"""SOLO and SCOUT as PettingZoo AEC environments (docs/envs.md).
+
+``solo_env(players=4, rules={"edition": "anniversary"}, opponents={1: "ismcts:fast"})``;
+agents are ``player_<seat>`` for the seats without an opponent bot. Observations are
+``{"observation": float32 vector, "action_mask": int8 vector}`` over a fixed token space.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from engine.match import match_seed
+from envs.table import Table
+
+
+class CardtableEnv(AECEnv):  # type: ignore[misc]
+    """One table of SOLO or SCOUT; see ``solo_env`` and ``scout_env`` for the options."""
+
+    metadata = {"name": "cardtable_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
+                 opponents: Mapping[int, str] | None = None, episode: str = "round",
+                 reward: str = "score", false_catches: bool = False, max_actions: int = 20_000,
+                 render_mode: str | None = None) -> None:
+        super().__init__()
+        self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions)
+        self.metadata = {**self.metadata, "name": f"cardtable_{game}_v0"}
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{s}" for s in self.table.agent_seats]
+        self._seat = {a: s for a, s in zip(self.possible_agents, self.table.agent_seats, strict=True)}
+        self._agent = {s: a for a, s in self._seat.items()}
+        codec = self.table.codec
+        space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (codec.LAYOUT.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (codec.NUM_TOKENS,), np.int8),
+        })
+        self._observation_spaces = {a: space for a in self.possible_agents}
+        self._action_spaces = {a: spaces.Discrete(codec.NUM_TOKENS) for a in self.possible_agents}
+        self._seed: int | None = None
+        self._episode = 0
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal episode 0 of ``seed`` (the deal of ``cardtable match --seed S``'s first game);
+        without a seed, the next episode of the last seed (0 at first)."""
+        if seed is not None:
+            self._seed, self._episode = int(seed), 0
+        elif self._seed is None:
+            self._seed = 0
+        self.table.reset(match_seed(self._seed, self._episode))
+        self._episode += 1
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._after_move()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        vector, mask = self.table.features(self._seat[agent])
+        return {"observation": vector, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self.table.say(int(action))
+        self._after_move()
+
+    def _after_move(self) -> None:
+        table = self.table
+        earned = table.take_rewards()
+        self.rewards = {a: float(earned[self._seat[a]]) for a in self.agents}
+        if table.done or table.truncated:
+            for a in self.agents:
+                self.terminations[a] = table.done
+                self.truncations[a] = table.truncated and not table.done
+        decision = table.decision()
+        if decision is not None:
+            self.agent_selection = self._agent[decision.seat]
+        elif self.agents:
+            self.agent_selection = getattr(self, "agent_selection", None) or self.agents[0]
+            if self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
+        self._accumulate_rewards()
+
+    def render(self) -> str:
+        """The events of the last action, in words (``render_mode="ansi"``)."""
+        return "\n".join(str(e) for e in self.table.events)
+
+    def close(self) -> None:
+        pass
+
+
+def solo_env(players: int = 4, rules: Mapping[str, Any] | None = None,
+             opponents: Mapping[int, str] | None = None, **options: Any) -> CardtableEnv:
+    """SOLO for 2-10 players. ``rules``: ``edition`` (``classic``/``anniversary``) and any
+    option of ``engine.solo.Config`` (``gifts``, ``protection``, ``multiples``, ``call``,
+    ``scoring``, ``pool``, ``threshold``, ``self_jump_in``, ``false_catch_penalty``,
+    ``mixed_stacking``). ``opponents``: seat -> bot spec. Other options: ``episode``
+    (``round``/``match``), ``reward`` (``score``/``win``), ``false_catches``,
+    ``max_actions``, ``render_mode``."""
+    return CardtableEnv("solo", players, rules, opponents, **options)
+
+
+def scout_env(players: int = 4, opponents: Mapping[int, str] | None = None, **options: Any) -> CardtableEnv:
+    """SCOUT for 2-5 players (no other rule options); the rest as for ``solo_env``."""
+    return CardtableEnv("scout", players, None, opponents, **options)

@@ -1,0 +1,82 @@
+"""The lobby: until the match starts, the host's table shows its name, the command that joins
+it, and who holds each seat (a real host peer on the simulated LAN; a second peer joins)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from textual.widgets import Static
+
+from cli.controller import Controller, NetSession
+from cli.plain import PlainClient
+from cli.tui import TableApp
+from engine.solo import Config as SoloConfig
+from p2p.simnet import SimNet
+
+
+def lobby() -> tuple[SimNet, Any, NetSession]:
+    """A 4-seat table: the host, two free seats, one computer player."""
+    net = SimNet(11)
+    host_node = net.node("kitchen")
+    host = net.host(host_node, SoloConfig.preset("classic", 4), 1, auto=None, bots="random")
+    net.step()
+    return net, host_node, NetSession(SimpleNamespace(on_event=None), host)
+
+
+def join(net: SimNet, host_node: Any, name: str, until: Callable[[], bool]) -> None:
+    """``name`` joins (a bot plays its seat); run the LAN until ``until()``."""
+    net.join(net.node(name), host_node.peer.table_id, host_node.addr, auto="random", bots="random")
+    for _ in range(5000):
+        if until() or not net.step():
+            return
+
+
+def table_text(app: TableApp) -> str:
+    return str(app.query_one("#table", Static).render())
+
+
+def test_the_host_sees_the_join_command_and_the_seats_until_the_match_starts() -> None:
+    net, host_node, session = lobby()
+    app = TableApp(Controller(session), bot_delay=None)
+    seen: dict[str, str] = {}
+
+    async def main() -> None:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.pause()
+            seen["lobby"] = table_text(app)
+            seen["title"] = str(app.query_one("#table", Static).border_title)
+            table = host_node.peer.table
+            join(net, host_node, "bea", lambda: sum(1 for s in table.seats if s.owner) == 2)
+            app.refresh_view()
+            await pilot.pause()
+            seen["joined"] = table_text(app)
+            join(net, host_node, "cy", lambda: table.match is not None)
+            app.refresh_view()
+            await pilot.pause()
+            seen["started"] = table_text(app)
+            seen["started_title"] = str(app.query_one("#table", Static).border_title)
+
+    asyncio.run(main())
+    lobby_text = seen["lobby"]
+    assert seen["title"] == "Lobby"
+    assert "Table 'kitchen'\nOthers join with:  cardtable join kitchen" in lobby_text
+    assert "seat 0: you" in lobby_text
+    assert "seat 1: free: waiting for a player" in lobby_text and "seat 2: free" in lobby_text
+    assert "seat 3: cpu 3 (computer player)" in lobby_text
+    assert "2 more players" in lobby_text
+    assert "seat 1: bea" in seen["joined"] and "1 more player has" in seen["joined"]
+    assert seen["started_title"] == "Table" and "cardtable join" not in seen["started"]
+
+
+def test_plain_prints_the_lobby() -> None:
+    _, _, session = lobby()
+    out = io.StringIO()
+    PlainClient(Controller(session), out, io.StringIO(), bot_delay=None).poll()
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["Table 'kitchen'", "Others join with:  cardtable join kitchen"]
+    assert lines[2:6] == ["seat 0: you", "seat 1: free: waiting for a player",
+                          "seat 2: free: waiting for a player", "seat 3: cpu 3 (computer player)"]

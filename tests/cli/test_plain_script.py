@@ -1,0 +1,70 @@
+"""``--plain`` for scripts: piped lines are queued and each is used when the seat may act; a bad
+line still gets its one-line error; end of input after the last line leaves cleanly (exit 0).
+The same --seed deals the same cards with and without the network."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CARDTABLE = [sys.executable, "-c", "from cli.main import main; main()"]
+SCRIPT = "R99\nG5\ndraw\nkeep\n"  # (computer players wait 0.5 s: the script is faster)
+
+
+def run_script(tmp_path: Path, *extra: str) -> tuple[list[str], list[str], int]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CARDTABLE_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        [*CARDTABLE, "play", "solo", "--plain", "--players", "3", "--seed", "7", "--bots", "heuristic",
+         "--bot-delay", "0.5", *extra],
+        cwd=ROOT, env=env, input=SCRIPT, capture_output=True, text=True, timeout=120)
+    return proc.stdout.splitlines(), proc.stderr.splitlines(), proc.returncode
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["no-network", "loopback"])
+def test_a_piped_script_plays_its_lines_as_its_turns_come(tmp_path: Path, network: bool) -> None:
+    out, err, code = run_script(tmp_path, *([] if network else ["--no-network"]))
+    assert code == 0, err
+    assert "Traceback" not in "\n".join(err)
+    # the one bad line, and only it, gets one line on stderr
+    assert [e for e in err if e.startswith("cardtable:")] == [
+        "cardtable: 'R99' is not a SOLO action: 'R99' is not a SOLO card (try R7, Gskip, Bd2, wild, protY)"]
+    # every line is echoed when used, in order, each at a moment the seat could use it
+    used = [line for line in out if line in SCRIPT.split()]
+    assert used == SCRIPT.split()
+    mine = [line for line in out if line.startswith("You ") and not line.startswith("You are seated")]
+    assert mine[:4] == ["You play G5", "You are skipped", "You draw a card", "You keep the card drawn"]
+    # "keep" was held while the others played after the skip: it came after our next turn's prompt
+    assert out.index("You are skipped") < out.index("draw")
+    assert "hand: G3 G5 G7 B4 B8 Y3 Yskip wd4" in out  # the deal of --seed 7, with or without network
+    assert out[-1].startswith("You leave the table") or out[-2].startswith("You leave the table")
+
+
+def test_a_line_typed_ahead_is_held_and_said_so() -> None:
+    """Typed (not piped): an action that cannot be made yet waits for the seat's turn, and the
+    player is told it waits; then it is played."""
+    import asyncio
+    import io
+
+    from cli.controller import Controller, LocalSession
+    from cli.plain import PlainClient
+    from tests.cli.test_client_controller import solo_match
+
+    session = LocalSession(solo_match(["R7 G3", "R1 G1", "R2 B1", "R3 Y1"], turn=1), 0, "heuristic")
+    out = io.StringIO()
+    client = PlainClient(Controller(session), out, io.StringIO(), bot_delay=0.0)
+
+    async def main() -> None:
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        for line in ("R7", None):
+            lines.put_nowait(line)
+        await asyncio.wait_for(client.run(lines, tick=0.01), 30)
+
+    asyncio.run(main())
+    said = out.getvalue().splitlines()
+    assert "(held until your seat may act: R7)" in said
+    assert said.index("(held until your seat may act: R7)") < said.index("You play R7")

@@ -1,0 +1,23 @@
+"""Words for players: counts agree with their nouns."""
+
+from __future__ import annotations
+
+from cli.controller import Note, words
+from cli.words import plural
+
+NAMES = ["you", "cpu 1", "cpu 2"]
+
+
+def test_plural() -> None:
+    assert [plural(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    assert plural(1, "game") == "1 game" and plural(3, "entry", "entries") == "3 entries"
+
+
+def test_gifts_and_pass_hands_read_as_english() -> None:
+    one = words(Note("gift", 2, "", {"target": 0, "count": 1}), 0, NAMES)
+    assert one == "cpu 2 (seat 2) gives 1 card to you"
+    two = words(Note("gift", 0, "", {"target": 1, "count": 2}), 0, NAMES)
+    assert two == "You give 2 cards to cpu 1 (seat 1)"
+    for seat in (0, 2):
+        said = words(Note("pass", seat, "", {"count": 3}), 0, NAMES)
+        assert said == "Every hand passes on to the next player (3 hands)"
