@@ -7,7 +7,7 @@ Every deal is played once per rotation of the bots through the 4 seats (duplicat
 rotated seats), so the luck of the cards cancels out. By default a game is one round (the
 round's best score wins; ties share the win), which is where the search's decisions show and
 what a ladder on a quiet afternoon can afford; ``--match`` plays whole matches. Each line
-prints the upper level's win rate with its 95% Wilson interval (parity is 25%), and the CPU
+prints the upper level's win rate with its 95% interval, clustered by deal (parity is 25%), and the CPU
 time per decision of both levels (``time.thread_time``, so it does not depend on the load).
 """
 
@@ -24,7 +24,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai.bots import make_bot  # noqa: E402
-from ai.tournament import Game, schedule, wilson  # noqa: E402
+from ai.stats import rate_interval  # noqa: E402
+from ai.tournament import Game, schedule  # noqa: E402
 from engine.games import config_from_dict  # noqa: E402
 from engine.match import Match, match_seed  # noqa: E402
 from engine.scout import Config as ScoutConfig  # noqa: E402
@@ -46,7 +47,7 @@ def play(config_data: dict[str, Any], master: int, game: Game, whole_match: bool
     """One game (one round unless ``whole_match``): winners and CPU seconds / decisions per seat."""
     config = config_from_dict(config_data)
     seed = match_seed(master, game.deal)
-    bots = [make_bot(s, seed, seat) for seat, s in enumerate(game.bots)]
+    bots = [make_bot(game.spec(seat), seed, seat) for seat in range(len(game.bots))]
     match = Match(config, seed)
     n = config.players
     cpu = [0.0] * n
@@ -70,7 +71,7 @@ def play(config_data: dict[str, Any], master: int, game: Game, whole_match: bool
                 break
         else:
             raise RuntimeError(f"seat {waiting} has no legal action")
-    return {"bots": list(game.bots), "winners": config.winners(match.totals), "cpu": cpu,
+    return {"deal": game.deal, "bots": list(game.bots), "winners": config.winners(match.totals), "cpu": cpu,
             "decisions": decisions}
 
 
@@ -86,18 +87,21 @@ def run_step(config: Any, upper: str, lower: str, deals: int, workers: int, mast
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
             results = list(pool.map(play, [data] * len(games), [master] * len(games), games,
                                     [whole_match] * len(games)))
-    wins = 0.0
+    by_deal: dict[int, list[float]] = {}
     cpu = {specs[0]: 0.0, specs[1]: 0.0}
     decisions = {specs[0]: 0, specs[1]: 0}
     for r in results:
         for seat, bot in enumerate(r["bots"]):
             cpu[bot] += r["cpu"][seat]
             decisions[bot] += r["decisions"][seat]
-            if bot == specs[0] and seat in r["winners"]:
-                wins += 1 / len(r["winners"])
-    n = len(results)
-    low, high = wilson(wins / n, n)
-    return {"upper": upper, "lower": lower, "games": n, "win_rate": wins / n, "ci": (low, high),
+            if bot == specs[0]:
+                won = 1 / len(r["winners"]) if seat in r["winners"] else 0.0
+                cell = by_deal.setdefault(r["deal"], [0.0, 0.0])
+                cell[0] += won
+                cell[1] += 1
+    # the deal is the unit: its four rotations are not independent games (ai/stats.py)
+    rate, low, high = rate_interval([(w, m) for w, m in by_deal.values()])
+    return {"upper": upper, "lower": lower, "games": len(results), "win_rate": rate, "ci": (low, high),
             "ms_upper": 1000 * cpu[specs[0]] / max(decisions[specs[0]], 1),
             "ms_lower": 1000 * cpu[specs[1]] / max(decisions[specs[1]], 1)}
 
