@@ -27,6 +27,26 @@ cdef double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef enum:
+    LOG_TABLE = 8192
+
+cdef double log_table[LOG_TABLE]   # log(i): UCB1's availability counts are small integers
+
+
+cdef void _init_log_table():
+    cdef int i
+    log_table[0] = 0.0
+    for i in range(1, LOG_TABLE):
+        log_table[i] = log(<double>i)
+
+
+_init_log_table()
+
+
+cdef inline double log_count(unsigned int n) noexcept nogil:
+    return log_table[n] if n < LOG_TABLE else log(<double>n)
+
+
 cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
     cdef int i
     cdef Node* node
@@ -36,7 +56,6 @@ cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int s
     t.size += 1
     node = &t.nodes[i]
     node.key = key
-    node.parent = parent
     node.first_child = NO_NODE
     node.visits = 0
     node.avail = 0
@@ -111,6 +130,35 @@ cdef inline void g_rollout_step(GameState* s, Rng* rng) noexcept nogil:
         solo_rollout_step(s, rng)
     else:
         scout_rollout_step(s, rng)
+
+
+cdef inline bint g_random_step(GameState* s, void* acts, Rng* rng) noexcept nogil:
+    """One uniformly random legal move of the waiting seat (SOLO: never a catch or a late
+    call); False when there is none. ``acts`` is scratch space."""
+    cdef int seat, n, i, k = 0
+    cdef SoloAction* sa
+    cdef ScoutAction a
+    if GameState is SoloState:
+        seat = solo_to_move(s)
+        if seat < 0:
+            return False
+        sa = <SoloAction*>acts
+        n = solo_legal(s, seat, sa)
+        for i in range(n):
+            if sa[i].kind != SOLO_A_CATCH and sa[i].kind != SOLO_A_CALL:
+                if k != i:
+                    sa[k] = sa[i]
+                k += 1
+        if k == 0:
+            return False
+        solo_apply(s, seat, &sa[rng_below(rng, k)], rng)
+        return True
+    else:
+        seat = scout__random_choice(s, rng, &a)
+        if seat < 0:
+            return False
+        scout_apply(s, seat, &a, rng)
+        return True
 
 
 cdef inline void g_values(GameState* s, int seat, void* acts, int n, double* out) noexcept nogil:
@@ -223,7 +271,7 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng*
         if j >= 0:
             found[j] = 1
             c.avail += 1
-            score = c.reward / c.visits + t.explore * sqrt(log(<double>c.avail) / c.visits)
+            score = c.reward / c.visits + t.explore * sqrt(log_count(c.avail) / c.visits)
             if score > best_score:
                 best_score = score
                 best = child
@@ -293,8 +341,8 @@ cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) no
         if v > top:
             top = v
     for i in range(n):
-        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
-        p = exp((v - top) / t.prior_temp)
+        v = (values[ki[i].idx] if ki[i].idx >= 0 else 0.0) - top
+        p = exp(v / t.prior_temp) if v > -30.0 * t.prior_temp else 0.0  # below e^-30: nothing
         ki[i].prior = <float>p
         total += p
     for i in range(n):
@@ -320,6 +368,77 @@ cdef int merge_edges(Tree* t, GameState* det, void* acts, KeyIdx* ki, int n,
     return m
 
 
+cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
+    """Generate, key and value the root's moves once (from any determinization: they depend
+    only on what the searcher sees); no root move has a child yet."""
+    cdef int n, i
+    n = g_candidates(det, t.searcher, t.root_acts)
+    for i in range(n):
+        t.root_ki[i].key = g_key(det, t.root_acts, i)
+        t.root_ki[i].idx = i
+        t.root_ki[i].prior = 0.0
+    if t.cpuct > 0 and n > 0:
+        g_values(det, t.searcher, t.root_acts, n, values)
+    if t.root_wait:
+        t.root_ki[n].key = WAIT_KEY
+        t.root_ki[n].idx = -1
+        n += 1
+    if t.cpuct > 0 and n > 0:
+        set_priors(t, t.root_ki, n, values)
+    for i in range(n):
+        t.root_child[i] = NO_NODE
+    t.root_n = n
+
+
+cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
+    """choose_puct (or choose, when cpuct is 0) at the root, whose moves are always the same:
+    each move's child is found directly, without an index. Returns a position in root_ki."""
+    cdef int n = t.root_n, j, c, best = NO_NODE, pick = -1, ties = 0, count = 0
+    cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu
+    cdef Node* node
+    sq = sqrt(<double>t.nodes[0].visits + 1.0)
+    for j in range(n):
+        c = t.root_child[j]
+        if c == NO_NODE:
+            continue
+        node = &t.nodes[c]
+        node.avail += 1
+        if t.cpuct > 0:
+            sum_r += node.reward
+            sum_v += node.visits
+            score = node.reward / node.visits + t.cpuct * t.root_ki[j].prior * sq / (1.0 + node.visits)
+        else:
+            score = node.reward / node.visits + t.explore * sqrt(log_count(node.avail) / node.visits)
+        if score > best_score:
+            best_score = score
+            best = c
+            pick = j
+    if t.cpuct > 0:
+        fpu = sum_r / sum_v - t.fpu if sum_v > 0 else 0.0
+        for j in range(n):
+            if t.root_child[j] != NO_NODE:
+                continue
+            score = fpu + t.cpuct * t.root_ki[j].prior * sq
+            if score > best_score + 1e-12:
+                best_score = score
+                best = NO_NODE
+                pick = j
+                ties = 1
+            elif best == NO_NODE and score >= best_score - 1e-12:
+                ties += 1
+                if rng_below(rng, ties) == 0:
+                    pick = j
+        child_out[0] = best
+        return pick
+    for j in range(n):
+        if t.root_child[j] == NO_NODE:
+            count += 1
+            if rng_below(rng, count) == 0:  # reservoir sampling among the untried
+                pick = j
+    child_out[0] = best if count == 0 else NO_NODE
+    return pick
+
+
 cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char* found,
                   double* values, Rng* rng) noexcept nogil:
     cdef int node = 0, seat, n, i, j, child, steps
@@ -328,21 +447,31 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
     cdef double points[MAX_SEATS]
     cdef double reward[MAX_SEATS]
     path[0] = 0
-    while not g_over(det) and depth < MAX_DEPTH:
-        seat = t.searcher if node == 0 else g_to_move(det)
+    if not g_over(det) and t.root_n > 0:
+        j = choose_root(t, rng, &child)
+        if child == NO_NODE:
+            child = tree_new_node(t, 0, t.root_ki[j].key, t.searcher)
+            if child != NO_NODE:
+                t.root_child[j] = child
+                t.nodes[child].avail = 1
+        if child != NO_NODE:
+            if t.root_ki[j].idx >= 0:
+                g_apply(det, t.searcher, t.root_acts, t.root_ki[j].idx, rng)
+            path[depth] = child
+            depth += 1
+            if t.nodes[child].visits > 0:
+                node = child
+    while node != 0 and not g_over(det) and depth < MAX_DEPTH and (t.max_depth == 0 or depth <= t.max_depth):
+        seat = g_to_move(det)
         n = g_candidates(det, seat, acts)
         for i in range(n):
             ki[i].key = g_key(det, acts, i)
             ki[i].idx = i
-        if node == 0 and t.root_wait:  # the root may also let the waiting seat act
-            ki[n].key = WAIT_KEY
-            ki[n].idx = -1
-            n += 1
         if n == 0:
             break
         if t.cpuct > 0:
-            g_values(det, seat, acts, n - (1 if node == 0 and t.root_wait else 0), values)
-        if GameState is SoloState and node != 0:   # (SCOUT's moves are all public)
+            g_values(det, seat, acts, n, values)
+        if GameState is SoloState:   # (SCOUT's moves are all public)
             n = merge_edges(t, det, acts, ki, n, values)
         if t.cpuct > 0:
             set_priors(t, ki, n, values)
@@ -365,9 +494,14 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
         path[depth] = node
         depth += 1
     steps = 0
-    while not g_over(det) and steps < t.rollout_cap:
-        g_rollout_step(det, rng)
-        steps += 1
+    if t.random_rollout:
+        while not g_over(det) and steps < t.rollout_cap and g_random_step(det, acts, rng):
+            steps += 1
+    else:
+        while not g_over(det) and steps < t.rollout_cap:
+            g_rollout_step(det, rng)
+            steps += 1
+    t.depth_sum += depth - 1
     g_evaluate(det, points)
     margins(t, points, reward)
     for i in range(depth):
@@ -391,6 +525,8 @@ cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, dou
             solo_determinize(det, <SoloInfo*>info, &rng)
         else:
             scout_determinize(det, <ScoutInfo*>info, &rng)
+        if done == 0:
+            root_setup(t, det, values)
         iterate(t, det, acts, ki, found, values, &rng)
         done += 1
         if seconds > 0 and (done & 63) == 0 and now_seconds() > deadline:
@@ -413,7 +549,7 @@ SEARCH_DEFAULTS = {
 def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
            unsigned long long seed=0, bint wait=False, double scale=0.0, double cpuct=-1.0,
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
-           int reward_mode=0, double scale2=0.0):
+           int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -425,7 +561,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     prior_temp); ``fpu``: an untried move is valued at the mean of the tried ones minus fpu;
     ``rollout_cap``: rollout moves before G_evaluate estimates the round's points;
     ``reward_mode``: 0 the round's margin over the others' mean, 1 the match total's margin
-    over the best other (tanh scale ``scale2``), 2 the mean of both.
+    over the best other (tanh scale ``scale2``), 2 the mean of both; ``rollout``: "heuristic"
+    (the heuristic bots' policy) or "random" (uniformly random legal moves, for comparing like
+    with like against other searches); ``max_depth``: how many tree levels below the root an
+    iteration may add to (0: no limit; 1: only the root's moves get statistics).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -442,6 +581,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
     if game not in ("solo", "scout"):
         raise ValueError(f"unknown game {game!r}")
+    if rollout not in ("heuristic", "random"):
+        raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if iterations <= 0:
         iterations = 1 << 30
     capacity = min(iterations, int(seconds * 400_000) if seconds > 0 else iterations, 8_000_000) + 2
@@ -452,6 +593,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.explore = explore
     t.rollout_cap = rollout_cap
     t.root_wait = wait
+    t.random_rollout = rollout == "random"
+    t.max_depth = max(max_depth, 0)
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]
@@ -467,6 +610,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         t.scale2 = scale2 or t.scale
         t.higher_better = config.get("scoring", "pool") == "pool"
         acts = malloc(max_actions * sizeof(SoloAction))
+        t.root_acts = malloc(max_actions * sizeof(SoloAction))
     else:
         scout_info = ScoutInfoSet(observation, config)
         max_actions = SCOUT_MAX_ACTIONS
@@ -474,6 +618,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         t.scale2 = scale2 or t.scale
         t.higher_better = True
         acts = malloc(max_actions * sizeof(ScoutAction))
+        t.root_acts = malloc(max_actions * sizeof(ScoutAction))
+    t.root_ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
+    t.root_child = <int*>malloc((max_actions + 1) * sizeof(int))
     ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
     found = <unsigned char*>malloc(max_actions + 1)
     values = <double*>malloc((max_actions + 1) * sizeof(double))
@@ -482,8 +629,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     while slots < 2 * (max_actions + 1):
         slots *= 2
     t.slots = <KeySlot*>calloc(slots, sizeof(KeySlot))
-    if acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL or t.slots == NULL:
+    if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
+            or t.slots == NULL or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
         free(acts); free(ki); free(found); free(values); free(t.nodes); free(t.slots)
+        free(t.root_acts); free(t.root_ki); free(t.root_child)
         raise MemoryError("not enough memory for the search tree")
     try:
         started = now_seconds()
@@ -509,7 +658,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         action = None if best == NO_NODE else texts.get(t.nodes[best].key)
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
-        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked}
+        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked,
+                        "mean_depth": <double>t.depth_sum / max(done, 1)}
     finally:
         free(acts)
         free(ki)
@@ -517,6 +667,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(values)
         free(t.nodes)
         free(t.slots)
+        free(t.root_acts)
+        free(t.root_ki)
+        free(t.root_child)
 
 
 cdef dict _root_texts(str game, object info, int seat, unsigned long long seed):

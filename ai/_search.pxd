@@ -237,7 +237,6 @@ cdef enum:
 
 ctypedef struct Node:
     unsigned long long key   # the action leading here (WAIT_KEY: the root's "not now")
-    int parent
     int first_child
     int next_sibling
     unsigned int visits
@@ -276,3 +275,12 @@ ctypedef struct Tree:
     bint root_wait     # the root offers WAIT_KEY (the searcher may act out of turn or not)
     KeySlot* slots     # the key index of the node being chosen at (index_keys); no clearing:
     unsigned int stamp # a call takes a new stamp
+    bint random_rollout  # roll out with uniformly random legal moves instead of the heuristic
+    # The root's moves are the same in every determinization (they depend only on what the
+    # searcher sees): generated, valued and indexed once, each with its child (or NO_NODE).
+    int root_n
+    KeyIdx* root_ki
+    int* root_child
+    void* root_acts
+    int max_depth      # tree nodes an iteration may pass below the root (0: no limit; 1: flat)
+    long long depth_sum  # the tree nodes passed by all iterations (the root excluded)

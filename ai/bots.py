@@ -16,6 +16,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from ai.catches import genuine_catches
 from engine.errors import ParseError
 from engine.shuffle import Stream
 
@@ -26,14 +27,6 @@ class Bot(Protocol):
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any: ...
 
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None: ...
-
-
-def genuine_catches(obs: dict[str, Any], legal: Sequence[Any]) -> list[Any]:
-    """Catch actions aimed at a seat whose missed SOLO call this seat can see."""
-    solo = obs.get("solo")
-    if not solo or solo["called"]:
-        return []
-    return [a for a in legal if str(a) == f"catch:{solo['seat']}"]
 
 
 def _is_meta(action: Any) -> bool:

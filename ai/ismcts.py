@@ -1,10 +1,10 @@
 """The strong computer player: information-set MCTS in ai/_search.pyx behind the bot interface.
 
 Levels are iteration budgets, so a seeded match plays the same on every machine however
-fast it is: ``fast`` 500, ``normal`` 3,000, ``strong`` 20,000 iterations per decision (at
-4 players about 3 / 18 / 120 ms a decision in SOLO and 12 / 75 / 500 ms in SCOUT on one
-core; docs/ai.md, "The search (ismcts)"). The search's other settings are its per-game
-defaults (``ai._search.SEARCH_DEFAULTS``).
+fast it is: ``fast`` 500, ``normal`` 3,000, ``strong`` 20,000 iterations per decision. Their
+CPU time per decision and whether each wins more than the one below are measured by
+``bench/ladder.py`` (docs/ai.md, "Does more thinking win more?"). The search's other
+settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``).
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
 exactly the missed calls it saw. Everything else it searches, out-of-turn plays included
 (the root then also offers "not now").
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ai.bots import genuine_catches
+from ai.catches import genuine_catches
 from engine.errors import ParseError
 from engine.shuffle import Stream
 

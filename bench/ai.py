@@ -3,11 +3,19 @@
 Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-strength]``.
 
 1. Random playouts/s: the C mirror against the pure-Python engine (4-player SOLO
-   anniversary and classic, 4-player SCOUT), printed with their ratio.
-2. ISMCTS iterations/s from fixed mid-game positions.
+   anniversary and classic, 4-player SCOUT), interleaved in short slices so that a change of
+   load hits both alike; CPU time (``time.thread_time``) beside wall time, and their ratio.
+2. ISMCTS iterations per CPU-second from 4-player positions early, in the middle and late in
+   a round (the round played by the heuristic bots): the bot's search (PUCT, heuristic
+   rollouts), and plain ISMCTS (UCB1, random rollouts) to compare like with like; with
+   ``open_spiel`` installed (``pip install cardtable[bench]``), OpenSpiel's ``ISMCTSBot`` on
+   4-player hearts with random rollouts at the same three phases, searches of both
+   interleaved; and each game's iterations per CPU-second at 20,000 iterations
+   against 500 (how much a bigger tree slows an iteration).
 3. Bytes per tree node and the peak memory of a 1-second search.
 4. Strength: ``ismcts:fast`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
+   The level ladder (each level against the one below) is ``bench/ladder.py``.
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ import argparse
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ai import _search  # noqa: E402
+from ai.bots import make_bot  # noqa: E402
 from ai.tournament import run, schedule, summarize  # noqa: E402
 from bench.engine import play_round  # noqa: E402
 from engine.match import Match  # noqa: E402
@@ -31,76 +41,199 @@ from engine.shuffle import Stream  # noqa: E402
 from engine.solo import Config as SoloConfig  # noqa: E402
 from engine.solo import new_round as solo_round  # noqa: E402
 
-CASES = [
+CASES: list[tuple[str, Any, Any, Any]] = [
     ("SOLO anniversary 4p", solo_round, SoloConfig.preset("anniversary", 4), _search.SoloMirror),
     ("SOLO classic 4p", solo_round, SoloConfig.preset("classic", 4), _search.SoloMirror),
     ("SCOUT 4p", scout_round, ScoutConfig(players=4), _search.ScoutMirror),
 ]
+PHASES = (("early", 0.1), ("middle", 0.5), ("late", 0.85))
 
 
-def rate(fn: Any, seconds: float) -> float:
-    """Calls of ``fn(i)`` per second over about ``seconds``."""
-    count = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        fn(count)
-        count += 1
-    return count / (time.perf_counter() - start)
+class Meter:
+    """Counts of work and the CPU and wall seconds they took, summed over slices."""
+
+    def __init__(self) -> None:
+        self.count = 0.0
+        self.cpu = 0.0
+        self.wall = 0.0
+
+    def slice(self, fn: Callable[[], float], seconds: float) -> None:
+        """Call ``fn`` (it returns the work it did) for about ``seconds`` of CPU time."""
+        cpu0, wall0 = time.thread_time(), time.perf_counter()
+        while time.thread_time() - cpu0 < seconds:
+            self.count += fn()
+        self.cpu += time.thread_time() - cpu0
+        self.wall += time.perf_counter() - wall0
+
+    def per_cpu(self) -> float:
+        return self.count / self.cpu if self.cpu else 0.0
+
+    def per_wall(self) -> float:
+        return self.count / self.wall if self.wall else 0.0
+
+
+def interleave(meters: list[tuple[Meter, Callable[[], float]]], seconds: float, slices: int = 10) -> None:
+    """Run each (meter, fn) for ``seconds`` of CPU in all, in ``slices`` alternating slices."""
+    for _ in range(slices):
+        for meter, fn in meters:
+            meter.slice(fn, seconds / slices)
 
 
 def playouts(seconds: float) -> None:
-    print("random playouts (whole rounds) per second")
-    print(f"{'case':<22} {'engine':>10} {'mirror':>12} {'ratio':>8}")
+    print("random playouts (whole rounds) per second, engine and mirror interleaved in slices")
+    print(f"{'case':<22} {'engine cpu':>11} {'(wall)':>8} {'mirror cpu':>12} {'(wall)':>10} {'ratio':>7}")
     for name, new_round, config, mirror in CASES:
         rng = Stream(b"bench", name)
         starts = [new_round(config, f"bench/{i}".encode(), 0) for i in range(64)]
-        snaps = [s.snapshot() for s in starts]
-        mirrors = [mirror.from_snapshot(s) for s in snaps]
+        mirrors = [mirror.from_snapshot(s.snapshot()) for s in starts]
+        done = [0, 0]
 
-        def engine_round(i: int, starts: list[Any] = starts, rng: Stream = rng) -> None:
-            play_round(type(starts[0]).from_snapshot(starts[i % 64].snapshot()), rng)
+        def engine_round(starts: list[Any] = starts, rng: Stream = rng, done: list[int] = done) -> float:
+            done[0] += 1
+            play_round(type(starts[0]).from_snapshot(starts[done[0] % 64].snapshot()), rng)
+            return 1.0
 
-        def mirror_round(i: int, mirrors: list[Any] = mirrors) -> None:
-            mirrors[i % 64].copy().random_playout(i)
+        def mirror_round(mirrors: list[Any] = mirrors, done: list[int] = done) -> float:
+            done[1] += 1
+            mirrors[done[1] % 64].copy().random_playout(done[1])
+            return 1.0
 
-        engine = rate(engine_round, seconds)
-        fast = rate(mirror_round, seconds)
-        print(f"{name:<22} {engine:>10.1f} {fast:>12.1f} {fast / engine:>7.0f}x")
+        engine, fast = Meter(), Meter()
+        interleave([(engine, engine_round), (fast, mirror_round)], seconds)
+        print(f"{name:<22} {engine.per_cpu():>11.1f} {engine.per_wall():>8.1f} {fast.per_cpu():>12.1f} "
+              f"{fast.per_wall():>10.1f} {fast.per_cpu() / engine.per_cpu():>6.0f}x")
 
 
-def positions() -> list[tuple[str, dict[str, Any], int]]:
-    """Mid-game observations: 4-player games played 12 actions in by random bots."""
-    from ai import make_bot, play_match
+def round_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], int]]:
+    """Observations early, in the middle and late in the first round of a deal played by the
+    heuristic bots: the decisions with more than one legal move (SCOUT: in the play phase)
+    at 10%, 50% and 85% of the round."""
+    match = Match(config, seed)
+    n = config.players
+    bots = [make_bot("heuristic", seed, s) for s in range(n)]
+    seen: list[tuple[dict[str, Any], int]] = []
+    while not match.round_scores:
+        waiting = match.to_move()
+        assert waiting is not None
+        obs = match.observation(waiting)
+        if len(match.legal_actions(waiting)) > 1 and obs.get("phase", "play") == "play":
+            seen.append((obs, waiting))
+        actors = set(match.actors())
+        for k in range(1, n + 1):
+            seat = (waiting + k) % n
+            if seat in actors:
+                legal = match.legal_actions(seat)
+                o = match.observation(seat)
+                action = bots[seat].choose(o, legal) if seat == waiting else bots[seat].react(o, legal)
+                if action is not None:
+                    match.apply(seat, action)
+                    break
+    return [(phase, *seen[int(f * (len(seen) - 1))]) for phase, f in PHASES]
 
+
+def search_fn(obs: dict[str, Any], seat: int, iterations: int, **options: Any) -> Callable[[], float]:
+    seeds = iter(range(1, 1 << 30))
+
+    def one() -> float:
+        _search.search(obs["game"], obs, obs["config"], seat, iterations=iterations, seed=next(seeds),
+                       **options)
+        return float(iterations)
+    return one
+
+
+def hearts_positions() -> list[tuple[str, Any]] | None:
+    """4-player hearts states early, in the middle and late in the play (random play), or None
+    without open_spiel."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    import random
+
+    game = pyspiel.load_game("hearts")
     out = []
-    for name, config in [("SOLO anniversary 4p", SoloConfig.preset("anniversary", 4)),
-                         ("SOLO classic 4p", SoloConfig.preset("classic", 4)),
-                         ("SCOUT 4p", ScoutConfig(players=4))]:
-        for k in range(3):
-            seed = f"bench/position/{k}".encode()
-            match = Match(config, seed)
-            try:
-                play_match(match, [make_bot("random", seed, s) for s in range(4)], max_actions=12)
-            except RuntimeError:
-                pass
-            seat = match.to_move()
-            assert seat is not None
-            out.append((name, match.observation(seat), seat))
+    for phase, tricks in (("early", 1), ("middle", 6), ("late", 10)):
+        rng = random.Random(tricks)
+        state = game.new_initial_state()
+        played = 0
+        while played < 12 + 4 * tricks:  # 12 cards passed, then 4 per trick
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(actions, probs)[0])
+                continue
+            state.apply_action(rng.choice(state.legal_actions()))
+            played += 1
+        out.append((phase, state))
     return out
 
 
+def openspiel_fn(state: Any, iterations: int) -> Callable[[], float]:
+    import pyspiel
+
+    seeds = iter(range(1, 1 << 30))
+
+    def one() -> float:
+        seed = next(seeds)
+        bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, iterations, -1,
+                                pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+        bot.step(state)
+        return float(iterations)
+    return one
+
+
 def iterations(seconds: float) -> None:
-    print("\nISMCTS iterations per second (3 mid-game positions each, one process)")
-    by_case: dict[str, list[float]] = {}
-    for name, obs, seat in positions():
-        _, stats = _search.search(obs["game"], obs, obs["config"], seat, seconds=seconds / 3, seed=1)
-        by_case.setdefault(name, []).append(stats["iterations"] / stats["seconds"])
-    for name, rates in by_case.items():
-        print(f"{name:<22} {sum(rates) / len(rates):>12,.0f} it/s  (min {min(rates):,.0f})")
+    print("\nISMCTS iterations per CPU-second (wall in brackets), 4 players, 3,000-iteration searches;")
+    print("each row's searches interleaved in slices with OpenSpiel's at the same phase when installed")
+    hearts = hearts_positions()
+    spiel = dict(hearts) if hearts else {}
+    header = f"{'case':<36} " + " ".join(f"{p:>19}" for p, _ in PHASES)
+    print(header)
+    rows: dict[str, dict[str, Meter]] = {}
+    for name, _, config, _ in CASES:
+        modes = [("heuristic rollouts", {}), ("UCB1, random rollouts", {"rollout": "random", "cpuct": 0.0})]
+        for phase, obs, seat in round_positions(config, b"bench/positions"):
+            for mode, options in modes:
+                meters = [(rows.setdefault(f"{name}, {mode}", {}).setdefault(phase, Meter()),
+                           search_fn(obs, seat, 3000, **options))]
+                if spiel:
+                    meters.append((rows.setdefault("OpenSpiel hearts, random", {}).setdefault(
+                        f"{phase}/{name}/{mode}", Meter()), openspiel_fn(spiel[phase], 3000)))
+                interleave(meters, seconds, slices=4)
+    spiel_rate: dict[str, float] = {}
+    if spiel:
+        merged: dict[str, list[Meter]] = {}
+        for key, meter in rows.pop("OpenSpiel hearts, random").items():
+            merged.setdefault(key.split("/")[0], []).append(meter)
+        for phase, ms in merged.items():
+            spiel_rate[phase] = sum(m.count for m in ms) / sum(m.cpu for m in ms)
+        cells = " ".join(f"{spiel_rate[p]:>19,.0f}" for p, _ in PHASES)
+        print(f"{'OpenSpiel ISMCTS hearts, random':<36} {cells}")
+    for label, phases in rows.items():
+        row = []
+        for p, _ in PHASES:
+            m = phases[p]
+            ratio = f" {m.per_cpu() / spiel_rate[p]:.1f}x" if spiel_rate else ""
+            row.append(f"{m.per_cpu():,.0f}{ratio}".rjust(19))
+        wall = " ".join(f"({phases[p].per_wall():,.0f})" for p, _ in PHASES)
+        print(f"{label:<36} {' '.join(row)}   wall {wall}")
+
+
+def growth(seconds: float) -> None:
+    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase (interleaved)")
+    for name, _, config, _ in CASES:
+        cells = []
+        for phase, obs, seat in round_positions(config, b"bench/positions"):
+            small, big = Meter(), Meter()
+            interleave([(small, search_fn(obs, seat, 500)), (big, search_fn(obs, seat, 20_000))],
+                       seconds, slices=2)
+            cells.append(f"{phase} {small.per_cpu():,.0f} / {big.per_cpu():,.0f} "
+                         f"({100 * (small.per_cpu() / big.per_cpu() - 1):+.0f}%)")
+        print(f"{name:<22} " + "   ".join(cells))
 
 
 def memory() -> None:
-    name, obs, seat = positions()[0]
+    name = "SOLO anniversary 4p"
+    _, obs, seat = round_positions(SoloConfig.preset("anniversary", 4), b"bench/positions")[1]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     _, stats = _search.search(obs["game"], obs, obs["config"], seat, seconds=1.0, seed=2)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -135,6 +268,7 @@ def main() -> None:
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
     iterations(args.seconds)
+    growth(args.seconds)
     if not args.skip_strength:
         strength(args.deals, args.workers)
 

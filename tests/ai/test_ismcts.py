@@ -99,3 +99,86 @@ def test_out_of_turn_root_may_wait_or_jump_in() -> None:
     obs = match.observation(2)
     answers = {search("solo", obs, obs["config"], 2, iterations=400, seed=s, wait=True)[0] for s in range(4)}
     assert answers <= jump_ins | {None}
+
+
+def _swap_hidden(match: Match, seat: int) -> Match | None:
+    """A twin of ``match`` whose hidden cards differ (two unseen cards of other seats, or of an
+    other seat and the draw pile, change places) while ``seat``'s observation is identical."""
+    snap = match.snapshot()
+    state = snap["state"]
+    others = [s for s in range(len(state["hands"])) if s != seat]
+    places: list[tuple[list[Any], int]] = []
+    solo = state.get("game") == "solo"
+    for s in others:
+        hand = state["hands"][s]
+        for i in range(len(hand)):  # SOLO: known[observer][holder] faces; SCOUT: known[holder][i]
+            if (hand[i] not in state["known"][seat][s]) if solo else not state["known"][s][i]:
+                places.append((hand, i))
+    pile = state.get("draw") or state.get("set_aside") or []
+    for i in range(len(pile)):
+        places.append((pile, i))
+    for a in range(len(places)):
+        for b in range(a + 1, len(places)):
+            (pa, ia), (pb, ib) = places[a], places[b]
+            if pa is pb or pa[ia] == pb[ib]:
+                continue
+            pa[ia], pb[ib] = pb[ib], pa[ia]
+            twin = Match.from_snapshot(snap)
+            if twin.observation(seat) == match.observation(seat):
+                assert twin.snapshot() != match.snapshot()
+                return twin
+            pa[ia], pb[ib] = pb[ib], pa[ia]
+    return None
+
+
+@pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), SoloConfig.preset("classic", 4),
+                                    ScoutConfig(players=4), ScoutConfig(players=2)],
+                         ids=lambda c: c.describe())
+@pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1}], ids=str)
+def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
+        config: Any, options: dict[str, Any]) -> None:
+    """Same observation and seed, hidden cards swapped between other hands and the pile: the
+    same move and the same visits and mean rewards of every root move."""
+    checked = 0
+    for match, seat in positions(config, 4):
+        twin = _swap_hidden(match, seat)
+        if twin is None:
+            continue
+        answers = []
+        for m in (match, twin):
+            obs = m.observation(seat)
+            answers.append(search(config.game, obs, obs["config"], seat, iterations=400, seed=11, **options))
+        assert answers[0][0] == answers[1][0]
+        assert answers[0][1]["children"] == answers[1][1]["children"]
+        checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), ScoutConfig(players=4)],
+                         ids=lambda c: c.describe())
+def test_random_rollouts_answer_legal_moves_deterministically(config: Any) -> None:
+    for match, seat in positions(config, 4):
+        obs = match.observation(seat)
+        text, stats = search(config.game, obs, obs["config"], seat, iterations=500, seed=5, rollout="random")
+        assert text in {str(a) for a in match.legal_actions(seat)}
+        again = search(config.game, obs, obs["config"], seat, iterations=500, seed=5, rollout="random")
+        assert (text, stats["children"]) == (again[0], again[1]["children"])
+        assert sum(v for _, v, _ in stats["children"]) == 500
+
+
+def test_an_unknown_rollout_is_refused() -> None:
+    match, seat = positions(ScoutConfig(players=3), 1)[0]
+    obs = match.observation(seat)
+    with pytest.raises(ValueError, match="rollout"):
+        search("scout", obs, obs["config"], seat, iterations=10, rollout="greedy")
+
+
+def test_a_flat_search_passes_only_the_root_and_its_moves() -> None:
+    for config in (SoloConfig.preset("anniversary", 4), ScoutConfig(players=4)):
+        match, seat = positions(config, 3)[-1]
+        obs = match.observation(seat)
+        _, flat = search(config.game, obs, obs["config"], seat, iterations=600, seed=2, max_depth=1)
+        _, deep = search(config.game, obs, obs["config"], seat, iterations=600, seed=2)
+        assert flat["mean_depth"] == 1.0
+        assert flat["nodes"] == 1 + len(flat["children"])
+        assert deep["mean_depth"] > 1.0
