@@ -29,7 +29,7 @@ from typing import Any
 
 from ai.bots import Bot, make_bot
 from engine.shuffle import Stream
-from p2p import wire
+from p2p import admission, wire
 from p2p.discovery import encode_beacon
 from p2p.identity import Identity, verify
 from p2p.store import Store
@@ -198,6 +198,7 @@ class Peer:
         self.propose_at = now
         self.propose_tries = 0
         self.contact: Addr | None = None
+        self.sponsor: bytes | None = None  # before it holds a log: the sequencer a member named
         self.hello = False
         self.hello_at = now
         self.amnesiac = False
@@ -534,32 +535,27 @@ class Peer:
         if msg.key == self.key:
             self._drop("echo")
             return
-        if not self._admissible(msg):
+        speaker = admission.speaker(self, msg, addr)
+        if speaker is admission.STRANGER:
             self._drop("not a member")
             return
         if not packet.authentic():
             self._drop("forged")
             return
-        if not isinstance(msg, Redirect):
-            self.heard[msg.key] = self.now
-        if not isinstance(msg, (Propose, Redirect)):
-            self._learn_addr(msg.key, addr)
+        if speaker is admission.NEWCOMER and not admission.joined_by_a_member(self, msg):
+            self._drop("not a member")
+            return
         if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term:
+            if msg.term - self.term > admission.MAX_TERM_STEP:
+                self._drop("term too far")
+                return
             self._new_term(msg.term)
+        if speaker is admission.MEMBER:
+            if not isinstance(msg, Redirect):
+                self.heard[msg.key] = self.now
+            if not isinstance(msg, (Propose, Redirect)):
+                self._learn_addr(msg.key, addr)
         self._dispatch(msg, addr)
-
-    def _admissible(self, msg: wire.Message) -> bool:
-        """Cheap membership check, before the signature is verified."""
-        if isinstance(msg, (Join, Redirect)):
-            return True
-        if msg.key in self.roster.members:
-            return True
-        if isinstance(msg, Append):
-            return not self.log or any(e.decoded.author == msg.key and e.decoded.kind == "join"
-                                       for e in msg.entries)
-        if isinstance(msg, AppendOk):
-            return msg.key in self.followers
-        return isinstance(msg, VoteAsk) and self.amnesiac
 
     def _dispatch(self, msg: wire.Message, addr: Addr) -> None:
         if isinstance(msg, Append):
@@ -1030,10 +1026,11 @@ class Peer:
             return
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = _Follower(next=1, acked=self.now)
+            self._learn_addr(msg.key, addr)  # a member now: the log says so
 
     def _on_redirect(self, msg: Redirect) -> None:
         if self.leader is None and msg.leader != self.key:
-            self.contact = (msg.host, msg.port)
+            self.contact, self.sponsor = (msg.host, msg.port), msg.leader
             if self.queue and self.queue[0].payload[0] == "join":
                 self._send_head()
 
