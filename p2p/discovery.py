@@ -42,14 +42,15 @@ class BeaconError(ValueError):
 Beacon = wire.Beacon
 
 
-def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None) -> bytes:
+def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None,
+                  stamp: int = 1) -> bytes:
     """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``) and
     tagged with ``pass_key`` (``wire.pass_key``); its config goes in the short form
     (``compact_config``) and comes back whole from ``decode_beacon``."""
     fields = [beacon.table_id, beacon.key, beacon.term, beacon.name,
               compact_config(config_from_dict(beacon.config)), beacon.taken, beacon.total, beacon.port,
               beacon.phase]
-    return wire.encode(wire.BEACON, fields, sign, pass_key)
+    return wire.encode(wire.BEACON, fields, sign, pass_key, stamp)
 
 
 def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:

@@ -264,6 +264,8 @@ class Node:
         """
         self.peer = peer
         peer.port = self.port
+        if hasattr(peer, "stamps"):  # stamps follow the wall clock (p2p.freshness)
+            peer.stamps.offset = time.time() - self.clock()
         if output is not None:
             self.handle(output)
         else:

@@ -29,7 +29,7 @@ from typing import Any
 
 from ai.bots import Bot, make_bot
 from engine.shuffle import Stream
-from p2p import admission, wire
+from p2p import admission, freshness, wire
 from p2p.discovery import encode_beacon
 from p2p.identity import Identity, verify
 from p2p.store import Store
@@ -46,6 +46,7 @@ from p2p.wire import (
     Entry,
     Heartbeat,
     Join,
+    Probe,
     Proposal,
     Propose,
     Redirect,
@@ -177,6 +178,7 @@ class Peer:
         self.leader_commit = 0
         self.addrs: dict[bytes, Addr] = {}
         self.addr_seen: dict[bytes, float] = {}
+        self.probes: dict[bytes, tuple[Addr, bytes, float]] = {}  # member -> (new address, nonce, sent)
         self.heard: dict[bytes, float] = {}
         self.followers: dict[bytes, _Follower] = {}
         self.pair_keys: dict[tuple[bytes, bytes], bytes | None] = {}  # (table, member): heartbeat key
@@ -217,6 +219,9 @@ class Peer:
         self.beacon_at = now
         self.left = False
         self.dropped: collections.Counter[str] = collections.Counter()
+        self.stamps = freshness.Stamps()
+        self.seen = freshness.Seen()
+        self.seen_saved: dict[bytes, int] = {}
         self.now = now
         self.election_at = now + self._election_timeout()
         self._out = Output()
@@ -273,8 +278,11 @@ class Peer:
         meta = stored.meta
         peer.name = str(meta.get("name", ""))
         peer.addrs = {bytes(k): (str(h), int(p)) for k, h, p in meta.get("addrs", [])}
+        for k, top in meta.get("seen", []):
+            peer.seen.restore(bytes(k), int(top) + freshness.SAVE_STEP)
         if meta.get("nonce_table") == peer.table_id:
             peer.nonce = meta.get("nonce")
+        peer.stamps = freshness.Stamps(int(meta.get("stamp", 0) or 0))
         peer._start_incarnation(int(meta.get("incarnation", 0)) + 1)
         peer._save_meta()
         peer._commit_to(min(int(meta.get("commit", 0)), len(peer.log)), quiet=True)
@@ -398,7 +406,14 @@ class Peer:
             self._out.send.append((data, addr))
 
     def _msg(self, kind: int, fields: list[Any]) -> bytes:
-        return wire.encode(kind, fields, self.identity.sign, self.pass_key)
+        return wire.encode(kind, fields, self.identity.sign, self.pass_key, self._stamp())
+
+    def _stamp(self) -> int:
+        """The stamp of the next datagram (``p2p.freshness``); reservations go to the store."""
+        stamp, reserve = self.stamps.next(self.now)
+        if reserve is not None:
+            self.store.set_meta("stamp", reserve)
+        return stamp
 
     def _random_bytes(self, n: int) -> bytes:
         return b"".join(self.rng.below(256).to_bytes(1, "big") for _ in range(n))
@@ -423,15 +438,56 @@ class Peer:
         self.store.set_term(term, vote)
 
     def _learn_addr(self, key: bytes, addr: Addr, direct: bool = True) -> None:
+        """A member's address, from a fresh datagram of its own (``direct``) or as the sequencer
+        relays it. A direct one that differs from the address known moves it only once the key
+        answers a probe sent there (``p2p.freshness``): a datagram relayed by someone else is
+        not enough."""
         if key == self.key or addr[0] == BROADCAST[0]:
             return
         if not direct and self.now - self.addr_seen.get(key, float("-inf")) < self.timeouts.election[1]:
             return
+        known = self.addrs.get(key)
+        if direct and known is not None and known != addr:
+            self._probe(key, addr)
+            return
         if direct:
             self.addr_seen[key] = self.now
+        self._set_addr(key, addr)
+
+    def _set_addr(self, key: bytes, addr: Addr) -> None:
         if self.addrs.get(key) != addr:
             self.addrs[key] = addr
             self.store.set_meta("addrs", [[k, h, p] for k, (h, p) in self.addrs.items()])
+
+    def _freshness(self, key: bytes, stamp: int) -> str:
+        """Classify a member's stamp (``p2p.freshness``); a replay is dropped and counted."""
+        fresh = self.seen.check(key, stamp)
+        if fresh == freshness.REPLAY:
+            self._drop("replayed")
+        elif fresh == freshness.NEWEST and self.seen.to_save(self.seen_saved):
+            self.seen_saved = dict(self.seen.top)
+            self.store.set_meta("seen", [[k, v] for k, v in self.seen_saved.items()])
+        return fresh
+
+    def _probe(self, key: bytes, addr: Addr) -> None:
+        """Ask ``key`` to answer from ``addr`` (one probe at a time per key, at most one every
+        ``resend``)."""
+        pending = self.probes.get(key)
+        if pending is not None and pending[0] == addr and self.now < pending[2] + self.timeouts.resend:
+            return
+        nonce = self._random_bytes(wire.NONCE_BYTES)
+        self.probes[key] = (addr, nonce, self.now)
+        self._send(self._msg(wire.PROBE, [self.table_id, self.key, nonce, False]), addr)
+
+    def _on_probe(self, msg: Probe, addr: Addr) -> None:
+        if not msg.answer:
+            self._send(self._msg(wire.PROBE, [self.table_id, self.key, msg.nonce, True]), addr)
+            return
+        pending = self.probes.get(msg.key)
+        if pending is not None and pending[0] == addr and pending[1] == msg.nonce:
+            del self.probes[msg.key]
+            self.addr_seen[msg.key] = self.now
+            self._set_addr(msg.key, addr)
 
     # --- the log ---------------------------------------------------------------------------------
     def _append_local(self, entry: Entry, raw: bytes | None = None, persist: bool = True) -> None:
@@ -550,10 +606,13 @@ class Peer:
                 self._drop("term too far")
                 return
             self._new_term(msg.term)
-        if speaker is admission.MEMBER:
-            if not isinstance(msg, Redirect):
-                self.heard[msg.key] = self.now
-            if not isinstance(msg, (Propose, Redirect)):
+        fresh = freshness.FRESH if speaker is admission.ASKING or isinstance(msg, Propose) \
+            else self._freshness(msg.key, packet.stamp)
+        if fresh == freshness.REPLAY:
+            return
+        if speaker is admission.MEMBER and not isinstance(msg, (Propose, Redirect)):
+            self.heard[msg.key] = self.now
+            if fresh == freshness.NEWEST and not isinstance(msg, Probe):
                 self._learn_addr(msg.key, addr)
         self._dispatch(msg, addr)
 
@@ -572,6 +631,8 @@ class Peer:
             self._on_join(msg, addr)
         elif isinstance(msg, Redirect):
             self._on_redirect(msg)
+        elif isinstance(msg, Probe):
+            self._on_probe(msg, addr)
 
     def _new_term(self, term: int) -> None:
         self._set_term(term, None)
@@ -600,7 +661,8 @@ class Peer:
         if self.leader is None:
             self._event("sequencer", key=msg.key.hex(), term=msg.term)
             self.propose_at, self.propose_tries = self.now, 0  # a pending proposal goes to it at once
-        self.role, self.leader, self.leader_addr = FOLLOWER, msg.key, addr
+        self.role, self.leader = FOLLOWER, msg.key
+        self.leader_addr = self.addrs.get(msg.key, addr)  # the checked address (p2p.freshness)
         self.leader_heard = self.now
         self.votes, self.lost, self.refused = set(), set(), set()
         self.hello = False
@@ -627,8 +689,12 @@ class Peer:
         if pair_key is None or not msg.authentic(pair_key, self.table_id or b""):
             self._drop("forged")
             return
+        fresh = self._freshness(leader, msg.stamp)
+        if fresh == freshness.REPLAY:
+            return
         self.heard[leader] = self.now
-        self._learn_addr(leader, addr)
+        if fresh == freshness.NEWEST:
+            self._learn_addr(leader, addr)
         self._on_append(Append(self.table_id or b"", leader, msg.term, msg.prev_index, msg.prev_term,
                                msg.commit, (), ()), addr)
 
@@ -801,8 +867,8 @@ class Peer:
             pair_key = self._pair_key(key)
             if pair_key is not None:
                 return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev, prev_term,
-                                             self.commit_index, self.pass_key)
-        return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key)
+                                             self.commit_index, self.pass_key, self._stamp())
+        return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key, self._stamp())
 
     def _pair_key(self, key: bytes) -> bytes | None:
         """The heartbeat key shared with ``key`` for this table (computed once)."""
@@ -971,7 +1037,8 @@ class Peer:
             return
         if msg.decoded.kind in MEMBER_KINDS and not self._may_change_members():
             return
-        self._sequence(msg.proposal, msg.sig, msg.decoded)
+        if self._sequence(msg.proposal, msg.sig, msg.decoded):
+            self.heard[msg.key] = self.now  # a new proposal: its author is alive (a replay is not new)
 
     def _sequence(self, proposal: bytes, sig: bytes, p: Proposal) -> bool:
         """Append a proposal to the log (sequencer only), once per (author, incarnation, seq)."""
@@ -1091,7 +1158,7 @@ class Peer:
             return
         beacon = Beacon(self.table_id or b"", self.key, self.term, info["name"], info["config"],
                         info["taken"], info["total"], self.port, info["phase"])
-        self._send(encode_beacon(beacon, self.identity.sign, self.pass_key), BROADCAST)
+        self._send(encode_beacon(beacon, self.identity.sign, self.pass_key, self._stamp()), BROADCAST)
 
     def _sequencer_deadlines(self) -> list[float]:
         t = self.table

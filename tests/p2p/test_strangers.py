@@ -86,3 +86,80 @@ def test_a_strangers_vote_requests_move_no_term_even_of_a_peer_that_lost_its_sto
     assert net.run(lambda: all_over(net), limit=300)
     check_replicas(net)
     assert all(p.term < 1000 for p in live(net))
+
+
+def _replay_from(net: SimNet, trace: list[tuple[float, Any, Any, bytes]], src: Any, at: Any,
+                 seconds: float, per_second: int = 10) -> None:
+    """Resend every datagram ``src`` sent (in ``trace``) to its receiver, from ``at``, ``per_second``
+    datagrams a second of virtual time for ``seconds``, newest first."""
+    sent = [(dst, data) for _, s, dst, data in reversed(trace) if s == src and dst in net.nodes]
+    start = net.now
+    for i in range(int(seconds * per_second)):
+        dst, data = sent[i % len(sent)]
+        net.inject(dst, data, at if at is not None else src, start + i / per_second)
+
+
+def test_replays_from_another_host_never_move_an_address_and_the_match_finishes() -> None:
+    net = SimNet(23, record=True)
+    nodes = build(net, scout.Config(players=3), 3, 0)
+    assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
+                   limit=120)
+    assert net.trace is not None
+    for n in nodes:  # every member's captured APPENDs, APPEND_OKs, votes... resent by Eve at 10/s each
+        _replay_from(net, list(net.trace), n.addr, EVE_ADDR, 20)
+    genuine = {n.identity.key: n.addr for n in nodes}
+    seen_wrong = []
+    for _ in range(200):
+        net.run_for(0.1)
+        seen_wrong += [a for p in live(net) for a in p.addrs.values() if a not in genuine.values()]
+    assert not seen_wrong
+    assert sum(p.dropped["replayed"] for p in live(net)) > 300
+    assert net.run(lambda: all_over(net), limit=300)
+    check_replicas(net)
+    for n in nodes:  # and what was persisted: only the genuine addresses
+        assert n.peer is not None
+        stored = n.store.load().meta.get("addrs", [])
+        assert all((h, p) == genuine[bytes(k)] for k, h, p, *_ in stored)
+
+
+def test_a_dead_sequencers_replayed_heartbeats_do_not_keep_it_alive() -> None:
+    net = SimNet(24, record=True)
+    nodes = build(net, scout.Config(players=3), 3, 0)
+    assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
+                   limit=120)
+    seq = leader(net)
+    assert seq is not None and net.trace is not None
+    boss = next(n for n in nodes if n.peer is seq)
+    trace = list(net.trace)
+    net.crash(boss)
+    _replay_from(net, trace, boss.addr, None, 10, per_second=20)  # from its own address, even
+    assert net.run(lambda: leader(net) is not None, limit=4)
+    net.resume(boss, auto="random", bots="random")
+    assert net.run(lambda: all_over(net), limit=300)
+    check_replicas(net)
+
+
+def test_a_replay_after_a_restart_is_refused_too() -> None:
+    net = SimNet(25, record=True)
+    nodes = build(net, scout.Config(players=3), 3, 0)
+    assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
+                   limit=120)
+    assert net.trace is not None
+    trace = list(net.trace)
+    victim = next(n for n in nodes if n.peer is not None and not n.peer.is_sequencer)
+    net.crash(victim)
+    net.resume(victim, auto="random", bots="random")
+    injected = 0
+    for n in nodes:
+        if n is not victim:
+            sent = [d for _, s, dst, d in trace if s == n.addr and dst == victim.addr]
+            injected += len(sent[-20:])
+            for data in sent[-20:]:
+                net.inject(victim.addr, data, EVE_ADDR)
+    net.run_for(0.0005)
+    assert victim.peer is not None and injected >= 10
+    dropped = victim.peer.dropped
+    assert sum(dropped.values()) == injected and dropped["replayed"] >= injected // 2, dropped
+    assert all(a != EVE_ADDR for a in victim.peer.addrs.values())
+    assert net.run(lambda: all_over(net), limit=300)
+    check_replicas(net)

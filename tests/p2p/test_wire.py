@@ -103,7 +103,7 @@ def test_framing_errors_have_reasons() -> None:
     with pytest.raises(WireError, match="oversized"):
         wire.decode(good + b"x" * 1200, None)
     with pytest.raises(WireError, match="version"):
-        wire.decode(good[:2] + b"\x02" + good[3:], None)
+        wire.decode(good[:2] + b"\x01" + good[3:], None)
     with pytest.raises(WireError, match="passphrase"):
         wire.decode(good, key)  # untagged, but we need a tag
     tagged = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, key)
@@ -152,7 +152,7 @@ def test_arbitrary_bytes_only_raise_wire_errors(data: bytes) -> None:
         except WireError:
             pass
         try:
-            wire.decode(wire.MAGIC + b"\x01\x00" + data, None)
+            wire.decode(wire.MAGIC + bytes((wire.VERSION, 0)) + data, None)
         except WireError:
             pass
 
