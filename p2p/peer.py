@@ -29,7 +29,7 @@ from typing import Any
 
 from ai.bots import Bot, make_bot
 from engine.shuffle import Stream
-from p2p import admission, freshness, wire
+from p2p import admission, freshness, lobby, wire
 from p2p.discovery import encode_beacon
 from p2p.identity import Identity, verify
 from p2p.store import Store
@@ -201,6 +201,8 @@ class Peer:
         self.propose_tries = 0
         self.contact: Addr | None = None
         self.sponsor: bytes | None = None  # before it holds a log: the sequencer a member named
+        self.cookie: bytes | None = None  # the sequencer's cookie for this peer's join (p2p.lobby)
+        self.door = lobby.Door(bytes(self.rng.below(256) for _ in range(32)))
         self.hello = False
         self.hello_at = now
         self.amnesiac = False
@@ -480,6 +482,11 @@ class Peer:
         self._send(self._msg(wire.PROBE, [self.table_id, self.key, nonce, False]), addr)
 
     def _on_probe(self, msg: Probe, addr: Addr) -> None:
+        if not msg.answer and self.queue and self.queue[0].payload[0] == "join" and not self.log:
+            self.cookie = msg.nonce  # the sequencer's cookie: the join again, with it
+            self.leader_heard = float("-inf")
+            self._send_head()
+            return
         if not msg.answer:
             self._send(self._msg(wire.PROBE, [self.table_id, self.key, msg.nonce, True]), addr)
             return
@@ -594,6 +601,10 @@ class Peer:
         speaker = admission.speaker(self, msg, addr)
         if speaker is admission.STRANGER:
             self._drop("not a member")
+            return
+        if speaker is admission.ASKING:  # a non-member's JOIN: the cookie before any signature
+            assert isinstance(msg, Join)
+            self._on_asking(msg, addr, packet)
             return
         if not packet.authentic():
             self._drop("forged")
@@ -1019,7 +1030,8 @@ class Peer:
         if head.payload[0] == "join":
             if self.now - self.leader_heard < self.timeouts.election[1]:
                 return  # the sequencer has it; the join shows up in its log
-            fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig]
+            fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig,
+                      self.cookie]
             self._send(self._msg(JOIN, fields), self.leader_addr or self.contact)
         elif self.leader_addr is not None:
             self._send(wire.encode_propose(head.decoded.table_id, head.proposal, head.sig, self.pass_key),
@@ -1060,24 +1072,45 @@ class Peer:
 
     # --- joining and finding the sequencer -------------------------------------------------------
     def _on_join(self, msg: Join, addr: Addr) -> None:
-        member = msg.key in self.roster.members
+        """A member's JOIN: it restarted (or lost its store) and says where it is now."""
         if self.role != LEADER:
-            if self.leader is not None and self.leader_addr is not None:
-                host, port = self.leader_addr
-                self._send(self._msg(REDIRECT, [self.table_id, self.key, self.term, self.leader, host, port]),
-                           addr)
+            self._redirect(addr)
             return
-        if member:
-            f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1, acked=self.now))
-            fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
-            if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
-                f.match, f.next, f.base = 0, 1, 0
-            f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
-            f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
-            self.incarnations[msg.key].add(msg.incarnation)
-            self._replicate(msg.key, f)
+        f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1, acked=self.now))
+        fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
+        if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
+            f.match, f.next, f.base = 0, 1, 0
+        f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
+        f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
+        self.incarnations[msg.key].add(msg.incarnation)
+        self._replicate(msg.key, f)
+
+    def _redirect(self, addr: Addr) -> None:
+        if self.leader is not None and self.leader_addr is not None:
+            host, port = self.leader_addr
+            fields = [self.table_id, self.key, self.term, self.leader, host, port]
+            self._send(self._msg(REDIRECT, fields), addr)
+
+    def _on_asking(self, msg: Join, addr: Addr, packet: wire.Packet) -> None:
+        """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
+        then the signatures, then the join goes in the log; nothing about it is kept before."""
+        if self.role != LEADER:
+            if self.door.may_answer(self.now):
+                self._redirect(addr)
             return
         if msg.proposal is None or msg.proposal_sig is None:
+            return
+        if not self.roster.open or not self._may_change_members():
+            return  # a full or started table: its beacon says so
+        if not self.door.valid(msg.cookie, msg.key, addr, self.now):
+            if self.door.may_answer(self.now):
+                cookie = self.door.cookie(msg.key, addr, self.now)
+                self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
+            else:
+                self._drop("busy")
+            return
+        if not packet.authentic():
+            self._drop("forged")
             return
         try:
             p = wire.decode_proposal(msg.proposal)
@@ -1088,8 +1121,6 @@ class Peer:
         authentic = verify(msg.key, wire.proposal_signed(msg.proposal), msg.proposal_sig)
         if p.author != msg.key or p.table_id != self.table_id or p.kind != "join" or not authentic:
             self._drop("forged")
-            return
-        if not self.roster.open or not self._may_change_members():
             return
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = _Follower(next=1, acked=self.now)
@@ -1104,7 +1135,7 @@ class Peer:
     def _say_hello(self) -> None:
         """A restarted peer tells the members where it is now (a JOIN without a proposal)."""
         self.hello_at = self.now + 2 * self.timeouts.retransmit
-        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None])
+        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None, None])
         for key in self._members():
             if key != self.key:
                 self._send(data, self.addrs.get(key))

@@ -302,6 +302,7 @@ class Join:
     name: str
     proposal: bytes | None
     proposal_sig: bytes | None
+    cookie: bytes | None = None  # the sequencer's cookie, echoed (p2p/lobby.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,9 +428,9 @@ def _fields(kind: int, f: list[Any]) -> Message:
     if kind == BEACON and len(f) == 9:
         return Beacon(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _config(f[4]), _int(f[5], 0, MAX_SEATS),
                       _int(f[6], 0, MAX_SEATS), _int(f[7], 0, 65535), _str(f[8], 8))
-    if kind == JOIN and len(f) == 6:
+    if kind == JOIN and len(f) == 7:
         return Join(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _opt(f[4], _blob),
-                    _opt(f[5], lambda v: _bytes(v, SIG_BYTES)))
+                    _opt(f[5], lambda v: _bytes(v, SIG_BYTES)), _opt(f[6], lambda v: _bytes(v, NONCE_BYTES)))
     if kind == APPEND and len(f) == 8:
         entries = tuple(entry_from_list(e) for e in _list(f[6], 0, 64))
         addrs = tuple(_addr(a) for a in _list(f[7], 0, MAX_SEATS))
