@@ -200,6 +200,7 @@ class Peer:
         self.propose_at = now
         self.propose_tries = 0
         self.contact: Addr | None = None
+        self.contacts: list[Addr] = []  # a joiner's addresses to try in turn (p2p.admission)
         self.sponsor: bytes | None = None  # before it holds a log: the sequencer a member named
         self.cookie: bytes | None = None  # the sequencer's cookie for this peer's join (p2p.lobby)
         self.door = lobby.Door(bytes(self.rng.below(256) for _ in range(32)))
@@ -249,13 +250,20 @@ class Peer:
     @classmethod
     def joiner(cls, identity: Identity, store: Store, table_id: bytes, contact: Addr, name: str, *,
                now: float, seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT,
-               auto: str | None = None, timeouts: Timeouts = Timeouts()) -> Peer:
-        """Join the table ``table_id`` through ``contact`` (also: come back with an empty store)."""
+               auto: str | None = None, timeouts: Timeouts = Timeouts(), sequencer: bytes | None = None,
+               contacts: list[Addr] | None = None) -> Peer:
+        """Join the table ``table_id`` through ``contact`` (also: come back with an empty store).
+
+        ``sequencer``: the key its beacon was signed with; then only that key (or the sequencer
+        it names) is heard before the log arrives, so a beacon replayed from another address
+        leads nowhere. ``contacts``: every address the beacon was heard from, tried in turn."""
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = bytes(table_id)
         peer.name = name[: wire.MAX_NAME]
         peer.contact = contact
+        peer.sponsor = sequencer
+        peer.contacts = [contact] + [c for c in contacts or [] if c != contact][:3]
         peer.amnesiac = True
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
@@ -483,7 +491,8 @@ class Peer:
 
     def _on_probe(self, msg: Probe, addr: Addr) -> None:
         if not msg.answer and self.queue and self.queue[0].payload[0] == "join" and not self.log:
-            self.cookie = msg.nonce  # the sequencer's cookie: the join again, with it
+            self.cookie = msg.nonce  # the sequencer's cookie: the join again, with it, to where it is
+            self.contact, self.contacts = addr, [addr]
             self.leader_heard = float("-inf")
             self._send_head()
             return
@@ -1032,7 +1041,10 @@ class Peer:
                 return  # the sequencer has it; the join shows up in its log
             fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig,
                       self.cookie]
-            self._send(self._msg(JOIN, fields), self.leader_addr or self.contact)
+            contact = self.contact
+            if self.sponsor is not None and self.contacts and self.leader_addr is None:
+                contact = self.contacts[self.propose_tries % len(self.contacts)]  # the one that answers
+            self._send(self._msg(JOIN, fields), self.leader_addr or contact)
         elif self.leader_addr is not None:
             self._send(wire.encode_propose(head.decoded.table_id, head.proposal, head.sig, self.pass_key),
                        self.leader_addr)
@@ -1129,6 +1141,7 @@ class Peer:
     def _on_redirect(self, msg: Redirect) -> None:
         if self.leader is None and msg.leader != self.key:
             self.contact, self.sponsor = (msg.host, msg.port), msg.leader
+            self.contacts = [self.contact]
             if self.queue and self.queue[0].payload[0] == "join":
                 self._send_head()
 
