@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
@@ -287,6 +287,7 @@ class Beacon:
     total: int
     port: int
     phase: str
+    stamp: int = field(default=0, compare=False)  # the sender's stamp, set when decoded (p2p/freshness.py)
 
     @property
     def game(self) -> str:

@@ -43,7 +43,7 @@ def test_signed_messages_round_trip_with_and_without_passphrase() -> None:
             packet = wire.decode(wire.encode(kind, fields, ME.sign, key, stamp=12345), key)
             assert isinstance(packet.msg, cls) and packet.stamp == 12345
             assert packet.authentic()
-            assert [getattr(packet.msg, f) for f in cls.__slots__] == fields
+            assert [getattr(packet.msg, f) for f in cls.__slots__][: len(fields)] == fields
 
 
 def test_append_carries_entries_exactly() -> None:
