@@ -12,7 +12,7 @@ from engine import scout
 from p2p import wire
 from p2p.identity import Identity
 from p2p.peer import Peer
-from p2p.simnet import Node, SimNet
+from p2p.simnet import Faults, Node, SimNet
 from p2p.store import MemoryStore
 from tests.p2p import all_over, build, check_replicas, leader, live
 
@@ -191,3 +191,53 @@ def test_forged_joins_neither_freeze_nor_fill_the_lobby_nor_grow_the_store() -> 
     assert net.run(lambda: all_over(net), limit=300)
     check_replicas(net)
     assert len(host.table.roster.members) == 3
+
+
+def _adversary(net: SimNet, rng: Any, trace: list[Any], table_id: bytes, genuine: list[Any], n: int) -> None:
+    """``n`` hostile datagrams now: replays from any address, mutations, fresh-key forgeries
+    with any term, forged joins, all at once."""
+    for i in range(n):
+        dst = rng.choice(genuine)
+        roll = rng.random()
+        if roll < 0.4 and trace:
+            _, src, _, data = rng.choice(trace)
+            net.inject(dst, data, rng.choice([EVE_ADDR, src, rng.choice(genuine)]))
+        elif roll < 0.6 and trace:
+            data = bytearray(rng.choice(trace)[3])
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            net.inject(dst, bytes(data), EVE_ADDR)
+        elif roll < 0.8:
+            fake = Identity.from_seed(rng.randbytes(32))
+            kind = rng.choice([wire.VOTE_ASK, wire.APPEND_OK, wire.VOTE])
+            term = rng.choice([1, 2, 10**6, wire.MAX_INT])
+            third = rng.choice([True, False]) if kind != wire.VOTE_ASK else 10**6
+            fields: list[Any] = [table_id, fake.key, term, third, 10**6 if kind != wire.VOTE else False]
+            net.inject(dst, wire.encode(kind, fields, fake.sign, None, rng.randrange(1, 2**62)), EVE_ADDR)
+        else:
+            net.inject(dst, forged_join(table_id, rng.randrange(2**30)), (f"10.8.0.{i % 250}", 1000 + i))
+
+
+def test_a_simulated_lan_adversary_across_many_seeds() -> None:
+    """Every seed: a lossy 3-peer match under a stream of hostile datagrams; the guarantees hold."""
+    import random
+
+    for seed in range(60):
+        rng = random.Random(seed)
+        net = SimNet(5000 + seed, Faults(loss=0.1, dup=0.1, reorder=0.1), record=True)
+        nodes = build(net, scout.Config(players=3), 3, 0)
+        host = nodes[0].peer
+        assert host is not None and host.table_id is not None
+        genuine = [n.addr for n in nodes]
+        for _ in range(400):
+            if all_over(net):
+                break
+            assert net.trace is not None
+            _adversary(net, rng, net.trace[-300:], host.table_id, genuine, 5)
+            net.run_for(0.1)
+        assert net.run(partial(all_over, net), limit=300), f"seed {seed}"
+        check_replicas(net)
+        for n in nodes:
+            p = n.peer
+            assert p is not None
+            assert p.term < 1000 and set(p.addrs.values()) <= set(genuine), seed
+            assert len(n.store.load().entries) == p.log_length and len(p.heard) <= 3
