@@ -250,6 +250,69 @@ def sim_case(n: int, loss: float, actions: int, trials: int, seed: int) -> Resul
     return result
 
 
+def _flood_pool(table: SimTable, count: int, rng: random.Random) -> list[bytes]:
+    """What a stranger sends: forged joins and fresh-key APPENDs with huge terms (each from a new
+    key), junk, and (added as the run goes) replays of what the table sent."""
+    from p2p import wire
+
+    peer = next(iter(table.peers().values()))
+    tid = peer.table_id or b""
+    pool = []
+    for i in range(count):
+        fake = Identity.from_seed(rng.randbytes(32))
+        if i % 3 == 0:
+            prop = wire.Proposal(tid, fake.key, 1, 1, ["join", f"ghost{i}"]).pack()
+            fields = [tid, fake.key, 1, "g", prop, fake.sign(wire.proposal_signed(prop)), None]
+            pool.append(wire.encode(wire.JOIN, fields, fake.sign, None, i + 1))
+        elif i % 3 == 1:
+            head = [tid, fake.key, wire.MAX_INT, 0, 0, 0]
+            pool.append(wire.encode_append(head, [], [], fake.sign, None, i + 1))
+        else:
+            pool.append(rng.randbytes(rng.randrange(5, 300)))
+    return pool
+
+
+def sim_flood(n: int, actions: int, seed: int, rate: int = 1000) -> str:
+    """The same table with and without a stranger's flood of ``rate`` datagrams a second to
+    every peer in turn (replays of the table's own datagrams from another address among them):
+    p95 of a move and the CPU the peers spend per second of table time (one process)."""
+    return "\n".join(_flood_run(n, actions, seed, rate if flood else 0) for flood in (False, True))
+
+
+def _flood_run(n: int, actions: int, seed: int, rate: int) -> str:
+    table = SimTable(n, 0.0, seed)
+    net, h = table.net, table.harness
+    rng = random.Random(seed)
+    pool = _flood_pool(table, 300, rng) if rate else []
+    net.trace = [] if rate else None
+    start_cpu, start_t = time.process_time(), net.now
+    sent = 0
+    addrs = [node.addr for node in table.nodes]
+
+    def until() -> bool:
+        nonlocal sent
+        due = int((net.now - start_t) * rate) + 10 if rate else 0
+        while sent < due:
+            trace = net.trace or []
+            replay = trace and sent % 4 == 3
+            data = trace[rng.randrange(len(trace))][3] if replay else pool[sent % len(pool)]
+            at = max(start_t + sent / rate, net.now)
+            net.inject(addrs[sent % len(addrs)], data, ("10.66.0.1", 6666), at)
+            sent += 1
+            if net.trace is not None and len(net.trace) > 2000:
+                del net.trace[:1000]
+        return h.timed >= actions
+
+    table.run(until)
+    cpu = time.process_time() - start_cpu
+    seconds = max(net.now - start_t, 1e-9)
+    p95 = statistics.quantiles(h.latencies, n=20)[-1] * 1000 if len(h.latencies) > 1 else float("nan")
+    what = f"flood {rate}/s" if rate else "no flood"
+    return (f"sim {n} peers, {what}: {len(h.latencies)} moves, p95 {p95:.1f} ms, {sent} datagrams from the "
+            f"stranger, peers' CPU {100 * cpu / seconds / n:.1f}% of a core each ({cpu:.2f} s for "
+            f"{seconds:.2f} s of table time, all peers in one process)")
+
+
 def sim_failover(n: int, loss: float, seed: int) -> tuple[float, float]:
     """(seconds to elect a new sequencer, seconds until the move in flight is applied)."""
     table = SimTable(n, loss, seed)
@@ -546,10 +609,15 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=3, help="failover trials per case [3]")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--flood", action="store_true",
+                        help="only the rows of a table with and without a stranger's flood")
     args = parser.parse_args()
     peers = [int(x) for x in args.peers.split(",")]
     losses = [int(x) / 100 for x in args.loss.split(",")]
     results: list[Result] = []
+    if args.flood:
+        print(sim_flood(4, args.actions, args.seed))
+        return
     for env in ("sim", "loopback"):
         if args.only not in (None, env):
             continue

@@ -48,6 +48,8 @@ from engine.errors import ParseError
 
 JOIN_WAIT = 15.0
 """Seconds a joiner waits for its join to be committed before giving up."""
+NAME_LISTEN = 2.5
+"""Seconds ``join NAME`` listens at least, so that two tables of one name are both heard."""
 
 TABLES_EXAMPLES = """
 \b
@@ -230,18 +232,21 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
     ctx.client = _client(auto, plain, turn_clock)
     peer = ctx.resume_or_none(fresh, table)
     if peer is None:
-        table_id, contact, label = _find_table(table, discovery_port, passphrase, seconds)
+        found = _find_table(table, discovery_port, passphrase, seconds)
+        table_id, contact, label, sequencer, contacts = found
         from p2p.peer import Peer
 
         peer = Peer.joiner(ctx.identity, ctx.home.store(), table_id, contact, name, now=time.monotonic(),
-                           seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts())
+                           seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts(),
+                           sequencer=sequencer, contacts=contacts)
         _say(f"joining {label} at {contact[0]}:{contact[1]} as {name!r}")
     ctx.run(peer, joining=True)
 
 
 def _find_table(query: str | None, port: int, passphrase: str | None,
-                seconds: float) -> tuple[bytes, tuple[str, int], str]:
-    """(table id, contact address, label) of the table the user means, or a one-line error."""
+                seconds: float) -> tuple[bytes, tuple[str, int], str, bytes | None, list[tuple[str, int]]]:
+    """(table id, contact address, label, sequencer key, every address it was heard from) of the
+    table the user means, or a one-line error."""
     from p2p.discovery import parse_hostport
 
     if query and "@" in query:
@@ -254,12 +259,16 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
         if addr is None or len(table_id) != 16:
             raise click.BadParameter("ID@HOST:PORT needs the full 32-digit table id and an address",
                                      param_hint="TABLE")
-        return table_id, addr, f"table {table_id.hex()[:8]}"
+        return table_id, addr, f"table {table_id.hex()[:8]}", None, [addr]
     addr = parse_hostport(query) if query else None
+
+    started = time.monotonic()
 
     def found(disc: Any) -> bool:
         if query is None:
             return False  # listen the whole time: there may be more than one table
+        if addr is None and time.monotonic() - started < NAME_LISTEN:
+            return False  # another table of that name may beacon a moment later
         return bool(disc.at(addr) if addr else disc.find(query))
 
     heard = asyncio.run(_listen(port, passphrase, seconds, found))
@@ -276,9 +285,11 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
         which = "tables match" if query else "tables heard"
         raise click.UsageError(f"{len(candidates)} {which}: give TABLE (a name or an id prefix)")
     t = candidates[0]
-    if t.phase != "lobby":  # only a member that lost its log gets in: the sequencer sends it all again
-        _say(f"table {t.name!r} ({t.short_id}) is {t.phase}: only a seat you already hold can be rejoined")
-    return t.table_id, t.addr, f"table {t.name!r} ({t.short_id})"
+    if t.phase != "lobby" or t.free == 0:
+        state = "full" if t.phase == "lobby" else "started" if t.phase != "over" else "over"
+        raise click.ClickException(f"table {t.name!r} ({t.short_id}) is {state}: it takes no new players "
+                                   f"(a member that lost its log rejoins with ID@HOST:PORT)")
+    return t.table_id, t.addr, f"table {t.name!r} ({t.short_id})", t.host_key, list(t._addrs)
 
 
 def _matching(heard: list[Any], query: str) -> list[Any]:
@@ -295,9 +306,16 @@ class _Context:
     def __init__(self, home: Path | None, passphrase: str | None, auto: str | None, bots: str,
                  takeover: float, bot_delay: float, linger: float, port: int, discovery_port: int,
                  broadcast: tuple[str, ...], verbose: bool):
-        from p2p.node import Home
+        from p2p.node import Home, HomeBusy
 
         self.home = Home(home)
+        try:
+            self.home.lock()
+        except HomeBusy as err:
+            raise click.ClickException(f"{err}: a second seat on this machine needs its own --home DIR") \
+                from None
+        except OSError as err:
+            raise click.ClickException(f"cannot use {self.home.path}: {err.strerror or err}") from None
         self.passphrase = passphrase
         self.auto = auto
         self.bots = bots

@@ -31,6 +31,12 @@ LOOPBACK_BROADCAST = "127.255.255.255"
 LIMITED_BROADCAST = "255.255.255.255"
 BEACON_TTL = 4.0
 """Seconds a table stays listed after its last beacon (beacons come about once a second)."""
+MAX_TABLES = 64
+"""Tables listed at most: beacons of further new tables are dropped (``too many tables``)
+before their signature is checked, so a flood of made-up tables costs bounded memory and no
+Ed25519 verification once the list is full."""
+MAX_ADDRS = 4
+"""Addresses kept per table."""
 
 Addr = tuple[str, int]
 
@@ -42,14 +48,15 @@ class BeaconError(ValueError):
 Beacon = wire.Beacon
 
 
-def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None) -> bytes:
+def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None,
+                  stamp: int = 1) -> bytes:
     """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``) and
     tagged with ``pass_key`` (``wire.pass_key``); its config goes in the short form
     (``compact_config``) and comes back whole from ``decode_beacon``."""
     fields = [beacon.table_id, beacon.key, beacon.term, beacon.name,
               compact_config(config_from_dict(beacon.config)), beacon.taken, beacon.total, beacon.port,
               beacon.phase]
-    return wire.encode(wire.BEACON, fields, sign, pass_key)
+    return wire.encode(wire.BEACON, fields, sign, pass_key, stamp)
 
 
 def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
@@ -60,7 +67,8 @@ def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
     return _decode(data, wire.pass_key(passphrase))
 
 
-def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
+def _decode(data: bytes, pass_key: bytes | None, admit: Callable[[wire.Packet], str] | None = None) -> Beacon:
+    """The checked beacon; ``admit(packet)`` may refuse it (a reason) before its signature is checked."""
     try:
         packet = wire.decode(data, pass_key)
     except wire.WireError as err:
@@ -68,6 +76,9 @@ def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
     msg = packet.msg
     if not isinstance(msg, wire.Beacon):
         raise BeaconError("not a beacon")
+    reason = admit(packet) if admit is not None else ""
+    if reason:
+        raise BeaconError(reason)
     if not packet.authentic():
         raise BeaconError("forged")
     if msg.taken > msg.total:
@@ -76,7 +87,7 @@ def _decode(data: bytes, pass_key: bytes | None) -> Beacon:
         config = config_from_dict(msg.config).to_dict()  # beacons carry it short: compact_config
     except (ValueError, TypeError):
         raise BeaconError("bad config") from None
-    return dataclasses.replace(msg, config=config)
+    return dataclasses.replace(msg, config=config, stamp=packet.stamp)
 
 
 # --- the tables heard -------------------------------------------------------------------
@@ -98,6 +109,7 @@ class TableHeard:
     first_heard: float
     last_heard: float
     beacons: int = 0
+    stamp: int = 0
     _addrs: dict[Addr, float] = field(default_factory=dict, repr=False)
 
     @property
@@ -151,8 +163,20 @@ class Discovery:
 
     def receive(self, datagram: bytes, addr: Addr, now: float) -> TableHeard | None:
         """Record the beacon in ``datagram`` sent from ``addr``; None (and a count) if it is not one."""
+        def admit(packet: wire.Packet) -> str:
+            msg = packet.msg
+            assert isinstance(msg, wire.Beacon)
+            table = self._tables.get(msg.table_id)
+            if table is None and len(self._tables) >= MAX_TABLES:
+                self.expire(now)
+                if len(self._tables) >= MAX_TABLES:
+                    return "too many tables"
+            if table is not None and table.host_key == msg.key and packet.stamp < table.stamp:
+                return "replayed"  # older than the newest (the newest is heard on every interface)
+            return ""
+
         try:
-            beacon = _decode(datagram, self.pass_key)
+            beacon = _decode(datagram, self.pass_key, admit)
         except BeaconError as err:
             self.dropped[str(err)] += 1
             return None
@@ -178,7 +202,10 @@ class Discovery:
             table._addrs.clear()  # another sequencer (a failover), or the same one restarted
         table.name, table.config, table.phase = beacon.name, beacon.config, beacon.phase
         table.taken, table.total = beacon.taken, beacon.total
-        table.host_key, table.term = beacon.key, beacon.term
+        table.host_key, table.term, table.stamp = beacon.key, beacon.term, beacon.stamp
+        if contact not in table._addrs and len(table._addrs) >= MAX_ADDRS:
+            others = [a for a in table._addrs if a != table.addr]  # the address in use stays
+            del table._addrs[min(others, key=lambda a: table._addrs[a])]
         table._addrs[contact] = now
         table.last_heard = now
         table.beacons += 1

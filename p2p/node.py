@@ -264,6 +264,8 @@ class Node:
         """
         self.peer = peer
         peer.port = self.port
+        if hasattr(peer, "stamps"):  # stamps follow the wall clock (p2p.freshness)
+            peer.stamps.offset = time.time() - self.clock()
         if output is not None:
             self.handle(output)
         else:
@@ -392,6 +394,14 @@ class StoredTable:
         return self.seated and self.phase != OVER
 
 
+class HomeBusy(OSError):
+    """Another process holds the config dir (``Home.lock``)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"another cardtable process is using {path}")
+        self.path = path
+
+
 class Home:
     """The config dir: ``identity.key``, the current table's log ``table.log``, and
     ``tables/`` where finished or abandoned logs are kept (``<table id>.log``)."""
@@ -402,6 +412,27 @@ class Home:
 
     def identity(self) -> Identity:
         return Identity.load_or_create(self.path / "identity.key")
+
+    def lock(self) -> None:
+        """Hold the config dir for this process (until it exits or ``unlock``): one process per
+        home, since two would write one store under one identity. Raises ``HomeBusy`` if another
+        process holds it."""
+        import fcntl
+
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise HomeBusy(self.path) from None
+        self._lock_fd: int | None = fd
+
+    def unlock(self) -> None:
+        fd = getattr(self, "_lock_fd", None)
+        if fd is not None:
+            os.close(fd)
+            self._lock_fd = None
 
     def store(self) -> FileStore:
         return FileStore(self.store_path)

@@ -29,7 +29,7 @@ from typing import Any
 
 from ai.bots import Bot, make_bot
 from engine.shuffle import Stream
-from p2p import wire
+from p2p import admission, freshness, lobby, wire
 from p2p.discovery import encode_beacon
 from p2p.identity import Identity, verify
 from p2p.store import Store
@@ -46,6 +46,7 @@ from p2p.wire import (
     Entry,
     Heartbeat,
     Join,
+    Probe,
     Proposal,
     Propose,
     Redirect,
@@ -177,6 +178,7 @@ class Peer:
         self.leader_commit = 0
         self.addrs: dict[bytes, Addr] = {}
         self.addr_seen: dict[bytes, float] = {}
+        self.probes: dict[bytes, tuple[Addr, bytes, float]] = {}  # member -> (new address, nonce, sent)
         self.heard: dict[bytes, float] = {}
         self.followers: dict[bytes, _Follower] = {}
         self.pair_keys: dict[tuple[bytes, bytes], bytes | None] = {}  # (table, member): heartbeat key
@@ -198,6 +200,10 @@ class Peer:
         self.propose_at = now
         self.propose_tries = 0
         self.contact: Addr | None = None
+        self.contacts: list[Addr] = []  # a joiner's addresses to try in turn (p2p.admission)
+        self.sponsor: bytes | None = None  # before it holds a log: the sequencer a member named
+        self.cookie: bytes | None = None  # the sequencer's cookie for this peer's join (p2p.lobby)
+        self.door = lobby.Door(bytes(self.rng.below(256) for _ in range(32)))
         self.hello = False
         self.hello_at = now
         self.amnesiac = False
@@ -216,6 +222,9 @@ class Peer:
         self.beacon_at = now
         self.left = False
         self.dropped: collections.Counter[str] = collections.Counter()
+        self.stamps = freshness.Stamps()
+        self.seen = freshness.Seen()
+        self.seen_saved: dict[bytes, int] = {}
         self.now = now
         self.election_at = now + self._election_timeout()
         self._out = Output()
@@ -241,13 +250,20 @@ class Peer:
     @classmethod
     def joiner(cls, identity: Identity, store: Store, table_id: bytes, contact: Addr, name: str, *,
                now: float, seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT,
-               auto: str | None = None, timeouts: Timeouts = Timeouts()) -> Peer:
-        """Join the table ``table_id`` through ``contact`` (also: come back with an empty store)."""
+               auto: str | None = None, timeouts: Timeouts = Timeouts(), sequencer: bytes | None = None,
+               contacts: list[Addr] | None = None) -> Peer:
+        """Join the table ``table_id`` through ``contact`` (also: come back with an empty store).
+
+        ``sequencer``: the key its beacon was signed with; then only that key (or the sequencer
+        it names) is heard before the log arrives, so a beacon replayed from another address
+        leads nowhere. ``contacts``: every address the beacon was heard from, tried in turn."""
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = bytes(table_id)
         peer.name = name[: wire.MAX_NAME]
         peer.contact = contact
+        peer.sponsor = sequencer
+        peer.contacts = [contact] + [c for c in contacts or [] if c != contact][:3]
         peer.amnesiac = True
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
@@ -272,8 +288,11 @@ class Peer:
         meta = stored.meta
         peer.name = str(meta.get("name", ""))
         peer.addrs = {bytes(k): (str(h), int(p)) for k, h, p in meta.get("addrs", [])}
+        for k, top in meta.get("seen", []):
+            peer.seen.restore(bytes(k), int(top) + freshness.SAVE_STEP)
         if meta.get("nonce_table") == peer.table_id:
             peer.nonce = meta.get("nonce")
+        peer.stamps = freshness.Stamps(int(meta.get("stamp", 0) or 0))
         peer._start_incarnation(int(meta.get("incarnation", 0)) + 1)
         peer._save_meta()
         peer._commit_to(min(int(meta.get("commit", 0)), len(peer.log)), quiet=True)
@@ -397,7 +416,14 @@ class Peer:
             self._out.send.append((data, addr))
 
     def _msg(self, kind: int, fields: list[Any]) -> bytes:
-        return wire.encode(kind, fields, self.identity.sign, self.pass_key)
+        return wire.encode(kind, fields, self.identity.sign, self.pass_key, self._stamp())
+
+    def _stamp(self) -> int:
+        """The stamp of the next datagram (``p2p.freshness``); reservations go to the store."""
+        stamp, reserve = self.stamps.next(self.now)
+        if reserve is not None:
+            self.store.set_meta("stamp", reserve)
+        return stamp
 
     def _random_bytes(self, n: int) -> bytes:
         return b"".join(self.rng.below(256).to_bytes(1, "big") for _ in range(n))
@@ -422,15 +448,62 @@ class Peer:
         self.store.set_term(term, vote)
 
     def _learn_addr(self, key: bytes, addr: Addr, direct: bool = True) -> None:
+        """A member's address, from a fresh datagram of its own (``direct``) or as the sequencer
+        relays it. A direct one that differs from the address known moves it only once the key
+        answers a probe sent there (``p2p.freshness``): a datagram relayed by someone else is
+        not enough."""
         if key == self.key or addr[0] == BROADCAST[0]:
             return
         if not direct and self.now - self.addr_seen.get(key, float("-inf")) < self.timeouts.election[1]:
             return
+        known = self.addrs.get(key)
+        if direct and known is not None and known != addr:
+            self._probe(key, addr)
+            return
         if direct:
             self.addr_seen[key] = self.now
+        self._set_addr(key, addr)
+
+    def _set_addr(self, key: bytes, addr: Addr) -> None:
         if self.addrs.get(key) != addr:
             self.addrs[key] = addr
             self.store.set_meta("addrs", [[k, h, p] for k, (h, p) in self.addrs.items()])
+
+    def _freshness(self, key: bytes, stamp: int) -> str:
+        """Classify a member's stamp (``p2p.freshness``); a replay is dropped and counted."""
+        fresh = self.seen.check(key, stamp)
+        if fresh == freshness.REPLAY:
+            self._drop("replayed")
+        elif fresh == freshness.NEWEST and self.seen.to_save(self.seen_saved):
+            self.seen_saved = dict(self.seen.top)
+            self.store.set_meta("seen", [[k, v] for k, v in self.seen_saved.items()])
+        return fresh
+
+    def _probe(self, key: bytes, addr: Addr) -> None:
+        """Ask ``key`` to answer from ``addr`` (one probe at a time per key, at most one every
+        ``resend``)."""
+        pending = self.probes.get(key)
+        if pending is not None and pending[0] == addr and self.now < pending[2] + self.timeouts.resend:
+            return
+        nonce = self._random_bytes(wire.NONCE_BYTES)
+        self.probes[key] = (addr, nonce, self.now)
+        self._send(self._msg(wire.PROBE, [self.table_id, self.key, nonce, False]), addr)
+
+    def _on_probe(self, msg: Probe, addr: Addr) -> None:
+        if not msg.answer and self.queue and self.queue[0].payload[0] == "join" and not self.log:
+            self.cookie = msg.nonce  # the sequencer's cookie: the join again, with it, to where it is
+            self.contact, self.contacts = addr, [addr]
+            self.leader_heard = float("-inf")
+            self._send_head()
+            return
+        if not msg.answer:
+            self._send(self._msg(wire.PROBE, [self.table_id, self.key, msg.nonce, True]), addr)
+            return
+        pending = self.probes.get(msg.key)
+        if pending is not None and pending[0] == addr and pending[1] == msg.nonce:
+            del self.probes[msg.key]
+            self.addr_seen[msg.key] = self.now
+            self._set_addr(msg.key, addr)
 
     # --- the log ---------------------------------------------------------------------------------
     def _append_local(self, entry: Entry, raw: bytes | None = None, persist: bool = True) -> None:
@@ -534,32 +607,34 @@ class Peer:
         if msg.key == self.key:
             self._drop("echo")
             return
-        if not self._admissible(msg):
+        speaker = admission.speaker(self, msg, addr)
+        if speaker is admission.STRANGER:
             self._drop("not a member")
+            return
+        if speaker is admission.ASKING:  # a non-member's JOIN: the cookie before any signature
+            assert isinstance(msg, Join)
+            self._on_asking(msg, addr, packet)
             return
         if not packet.authentic():
             self._drop("forged")
             return
-        if not isinstance(msg, Redirect):
-            self.heard[msg.key] = self.now
-        if not isinstance(msg, (Propose, Redirect)):
-            self._learn_addr(msg.key, addr)
+        if speaker is admission.NEWCOMER and not admission.joined_by_a_member(self, msg):
+            self._drop("not a member")
+            return
         if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term:
+            if msg.term - self.term > admission.MAX_TERM_STEP:
+                self._drop("term too far")
+                return
             self._new_term(msg.term)
+        fresh = freshness.FRESH if speaker is admission.ASKING or isinstance(msg, Propose) \
+            else self._freshness(msg.key, packet.stamp)
+        if fresh == freshness.REPLAY:
+            return
+        if speaker is admission.MEMBER and not isinstance(msg, (Propose, Redirect)):
+            self.heard[msg.key] = self.now
+            if fresh == freshness.NEWEST and not isinstance(msg, Probe):
+                self._learn_addr(msg.key, addr)
         self._dispatch(msg, addr)
-
-    def _admissible(self, msg: wire.Message) -> bool:
-        """Cheap membership check, before the signature is verified."""
-        if isinstance(msg, (Join, Redirect)):
-            return True
-        if msg.key in self.roster.members:
-            return True
-        if isinstance(msg, Append):
-            return not self.log or any(e.decoded.author == msg.key and e.decoded.kind == "join"
-                                       for e in msg.entries)
-        if isinstance(msg, AppendOk):
-            return msg.key in self.followers
-        return isinstance(msg, VoteAsk) and self.amnesiac
 
     def _dispatch(self, msg: wire.Message, addr: Addr) -> None:
         if isinstance(msg, Append):
@@ -576,6 +651,8 @@ class Peer:
             self._on_join(msg, addr)
         elif isinstance(msg, Redirect):
             self._on_redirect(msg)
+        elif isinstance(msg, Probe):
+            self._on_probe(msg, addr)
 
     def _new_term(self, term: int) -> None:
         self._set_term(term, None)
@@ -604,7 +681,8 @@ class Peer:
         if self.leader is None:
             self._event("sequencer", key=msg.key.hex(), term=msg.term)
             self.propose_at, self.propose_tries = self.now, 0  # a pending proposal goes to it at once
-        self.role, self.leader, self.leader_addr = FOLLOWER, msg.key, addr
+        self.role, self.leader = FOLLOWER, msg.key
+        self.leader_addr = self.addrs.get(msg.key, addr)  # the checked address (p2p.freshness)
         self.leader_heard = self.now
         self.votes, self.lost, self.refused = set(), set(), set()
         self.hello = False
@@ -631,8 +709,12 @@ class Peer:
         if pair_key is None or not msg.authentic(pair_key, self.table_id or b""):
             self._drop("forged")
             return
+        fresh = self._freshness(leader, msg.stamp)
+        if fresh == freshness.REPLAY:
+            return
         self.heard[leader] = self.now
-        self._learn_addr(leader, addr)
+        if fresh == freshness.NEWEST:
+            self._learn_addr(leader, addr)
         self._on_append(Append(self.table_id or b"", leader, msg.term, msg.prev_index, msg.prev_term,
                                msg.commit, (), ()), addr)
 
@@ -805,8 +887,8 @@ class Peer:
             pair_key = self._pair_key(key)
             if pair_key is not None:
                 return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev, prev_term,
-                                             self.commit_index, self.pass_key)
-        return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key)
+                                             self.commit_index, self.pass_key, self._stamp())
+        return wire.encode_append(head, entries, addrs, self.identity.sign, self.pass_key, self._stamp())
 
     def _pair_key(self, key: bytes) -> bytes | None:
         """The heartbeat key shared with ``key`` for this table (computed once)."""
@@ -957,8 +1039,12 @@ class Peer:
         if head.payload[0] == "join":
             if self.now - self.leader_heard < self.timeouts.election[1]:
                 return  # the sequencer has it; the join shows up in its log
-            fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig]
-            self._send(self._msg(JOIN, fields), self.leader_addr or self.contact)
+            fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig,
+                      self.cookie]
+            contact = self.contact
+            if self.sponsor is not None and self.contacts and self.leader_addr is None:
+                contact = self.contacts[self.propose_tries % len(self.contacts)]  # the one that answers
+            self._send(self._msg(JOIN, fields), self.leader_addr or contact)
         elif self.leader_addr is not None:
             self._send(wire.encode_propose(head.decoded.table_id, head.proposal, head.sig, self.pass_key),
                        self.leader_addr)
@@ -975,7 +1061,8 @@ class Peer:
             return
         if msg.decoded.kind in MEMBER_KINDS and not self._may_change_members():
             return
-        self._sequence(msg.proposal, msg.sig, msg.decoded)
+        if self._sequence(msg.proposal, msg.sig, msg.decoded):
+            self.heard[msg.key] = self.now  # a new proposal: its author is alive (a replay is not new)
 
     def _sequence(self, proposal: bytes, sig: bytes, p: Proposal) -> bool:
         """Append a proposal to the log (sequencer only), once per (author, incarnation, seq)."""
@@ -997,24 +1084,45 @@ class Peer:
 
     # --- joining and finding the sequencer -------------------------------------------------------
     def _on_join(self, msg: Join, addr: Addr) -> None:
-        member = msg.key in self.roster.members
+        """A member's JOIN: it restarted (or lost its store) and says where it is now."""
         if self.role != LEADER:
-            if self.leader is not None and self.leader_addr is not None:
-                host, port = self.leader_addr
-                self._send(self._msg(REDIRECT, [self.table_id, self.key, self.term, self.leader, host, port]),
-                           addr)
+            self._redirect(addr)
             return
-        if member:
-            f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1, acked=self.now))
-            fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
-            if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
-                f.match, f.next, f.base = 0, 1, 0
-            f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
-            f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
-            self.incarnations[msg.key].add(msg.incarnation)
-            self._replicate(msg.key, f)
+        f = self.followers.setdefault(msg.key, _Follower(next=len(self.log) + 1, acked=self.now))
+        fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
+        if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
+            f.match, f.next, f.base = 0, 1, 0
+        f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
+        f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
+        self.incarnations[msg.key].add(msg.incarnation)
+        self._replicate(msg.key, f)
+
+    def _redirect(self, addr: Addr) -> None:
+        if self.leader is not None and self.leader_addr is not None:
+            host, port = self.leader_addr
+            fields = [self.table_id, self.key, self.term, self.leader, host, port]
+            self._send(self._msg(REDIRECT, fields), addr)
+
+    def _on_asking(self, msg: Join, addr: Addr, packet: wire.Packet) -> None:
+        """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
+        then the signatures, then the join goes in the log; nothing about it is kept before."""
+        if self.role != LEADER:
+            if self.door.may_answer(self.now):
+                self._redirect(addr)
             return
         if msg.proposal is None or msg.proposal_sig is None:
+            return
+        if not self.roster.open or not self._may_change_members():
+            return  # a full or started table: its beacon says so
+        if not self.door.valid(msg.cookie, msg.key, addr, self.now):
+            if self.door.may_answer(self.now):
+                cookie = self.door.cookie(msg.key, addr, self.now)
+                self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
+            else:
+                self._drop("busy")
+            return
+        if not packet.authentic():
+            self._drop("forged")
             return
         try:
             p = wire.decode_proposal(msg.proposal)
@@ -1026,21 +1134,21 @@ class Peer:
         if p.author != msg.key or p.table_id != self.table_id or p.kind != "join" or not authentic:
             self._drop("forged")
             return
-        if not self.roster.open or not self._may_change_members():
-            return
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = _Follower(next=1, acked=self.now)
+            self._learn_addr(msg.key, addr)  # a member now: the log says so
 
     def _on_redirect(self, msg: Redirect) -> None:
         if self.leader is None and msg.leader != self.key:
-            self.contact = (msg.host, msg.port)
+            self.contact, self.sponsor = (msg.host, msg.port), msg.leader
+            self.contacts = [self.contact]
             if self.queue and self.queue[0].payload[0] == "join":
                 self._send_head()
 
     def _say_hello(self) -> None:
         """A restarted peer tells the members where it is now (a JOIN without a proposal)."""
         self.hello_at = self.now + 2 * self.timeouts.retransmit
-        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None])
+        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None, None])
         for key in self._members():
             if key != self.key:
                 self._send(data, self.addrs.get(key))
@@ -1094,7 +1202,7 @@ class Peer:
             return
         beacon = Beacon(self.table_id or b"", self.key, self.term, info["name"], info["config"],
                         info["taken"], info["total"], self.port, info["phase"])
-        self._send(encode_beacon(beacon, self.identity.sign, self.pass_key), BROADCAST)
+        self._send(encode_beacon(beacon, self.identity.sign, self.pass_key, self._stamp()), BROADCAST)
 
     def _sequencer_deadlines(self) -> list[float]:
         t = self.table

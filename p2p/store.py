@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import msgpack
 
-LAZY = frozenset({"commit", "addrs"})
+LAZY = frozenset({"commit", "addrs", "stamp", "seen"})
 """Named values that are written but not fsynced on their own (see the module docstring)."""
 
 

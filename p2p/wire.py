@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
@@ -25,7 +25,7 @@ import msgpack
 from p2p.identity import verify
 
 MAGIC = b"CT"
-VERSION = 1
+VERSION = 2
 FLAG_TAG = 1
 MAX_DATAGRAM = 1200
 TAG_BYTES = 16
@@ -38,7 +38,8 @@ MAX_ACTION = 64
 MAX_SEATS = 10
 MAX_INT = 2**63 - 1
 
-BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT = range(1, 10)
+BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT, PROBE = range(1, 11)
+NONCE_BYTES = 16
 
 MSG_DOMAIN = b"cardtable/msg/"
 HEARTBEAT_DOMAIN = b"cardtable/heartbeat/"
@@ -286,6 +287,7 @@ class Beacon:
     total: int
     port: int
     phase: str
+    stamp: int = field(default=0, compare=False)  # the sender's stamp, set when decoded (p2p/freshness.py)
 
     @property
     def game(self) -> str:
@@ -301,6 +303,7 @@ class Join:
     name: str
     proposal: bytes | None
     proposal_sig: bytes | None
+    cookie: bytes | None = None  # the sequencer's cookie, echoed (p2p/lobby.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,20 +371,34 @@ class Redirect:
 class Heartbeat:
     """An APPEND with no entries and no addresses from the sequencer of ``term``, which the
     member already answered in this term: it names neither table nor sender (the member knows
-    both) and carries a 16-byte MAC instead of a signature, so that idle traffic stays small."""
+    both) and carries a 16-byte MAC instead of a signature, so that idle traffic stays small.
+    ``stamp`` is the sender's stamp (under the MAC), as in every signed message."""
 
     term: int
     prev_index: int
     prev_term: int
     commit: int
+    stamp: int
     mac: bytes
 
     def authentic(self, pair_key: bytes, table_id: bytes) -> bool:
-        expected = heartbeat_mac(pair_key, table_id, self.term, self.prev_index, self.prev_term, self.commit)
+        expected = heartbeat_mac(pair_key, table_id, self.term, self.prev_index, self.prev_term, self.commit,
+                                 self.stamp)
         return hmac.compare_digest(expected, self.mac)
 
 
-Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A liveness check of a new address: ``answer`` False asks the key to echo ``nonce`` from
+    there; True is that echo (p2p/freshness.py: addresses move only on such an answer)."""
+
+    table_id: bytes
+    key: bytes
+    nonce: bytes
+    answer: bool
+
+
+Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect | Probe
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,6 +408,7 @@ class Packet:
     msg: Message | Heartbeat
     signed: bytes
     sig: bytes
+    stamp: int = 0
 
     def authentic(self) -> bool:
         """The signature holds (a ``Heartbeat`` has none: see ``Heartbeat.authentic``)."""
@@ -411,9 +429,9 @@ def _fields(kind: int, f: list[Any]) -> Message:
     if kind == BEACON and len(f) == 9:
         return Beacon(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _config(f[4]), _int(f[5], 0, MAX_SEATS),
                       _int(f[6], 0, MAX_SEATS), _int(f[7], 0, 65535), _str(f[8], 8))
-    if kind == JOIN and len(f) == 6:
+    if kind == JOIN and len(f) == 7:
         return Join(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _opt(f[4], _blob),
-                    _opt(f[5], lambda v: _bytes(v, SIG_BYTES)))
+                    _opt(f[5], lambda v: _bytes(v, SIG_BYTES)), _opt(f[6], lambda v: _bytes(v, NONCE_BYTES)))
     if kind == APPEND and len(f) == 8:
         entries = tuple(entry_from_list(e) for e in _list(f[6], 0, 64))
         addrs = tuple(_addr(a) for a in _list(f[7], 0, MAX_SEATS))
@@ -424,6 +442,8 @@ def _fields(kind: int, f: list[Any]) -> Message:
         return VoteAsk(tid, key, _int(f[2]), _int(f[3]), _int(f[4]))
     if kind == VOTE and len(f) == 5:
         return Vote(tid, key, _int(f[2]), _bool(f[3]), _bool(f[4]))
+    if kind == PROBE and len(f) == 4:
+        return Probe(tid, key, _bytes(f[2], NONCE_BYTES), _bool(f[3]))
     if kind == REDIRECT and len(f) == 6:
         return Redirect(tid, key, _int(f[2]), _bytes(f[3], KEY_BYTES), _str(f[4], 64), _int(f[5], 0, 65535))
     raise WireError("malformed")
@@ -444,12 +464,14 @@ def _decode(data: bytes, key: bytes | None) -> Packet:
     if not isinstance(body, list) or not body or type(body[0]) is not int:
         raise WireError("malformed")
     kind = body[0]
-    if not BEACON <= kind <= HEARTBEAT:
+    if not BEACON <= kind <= PROBE:
         raise WireError("unknown type")
     if kind == HEARTBEAT:
-        _list(body, 6, 6)
-        mac = _bytes(body[5], TAG_BYTES)
-        return Packet(Heartbeat(_int(body[1], 1), _int(body[2]), _int(body[3]), _int(body[4]), mac), b"", mac)
+        _list(body, 7, 7)
+        mac = _bytes(body[6], TAG_BYTES)
+        stamp = _int(body[5], 1)
+        return Packet(Heartbeat(_int(body[1], 1), _int(body[2]), _int(body[3]), _int(body[4]), stamp, mac),
+                      b"", mac, stamp)
     if kind == PROPOSE:
         _list(body, 4, 4)
         proposal = _blob(body[2])
@@ -461,8 +483,9 @@ def _decode(data: bytes, key: bytes | None) -> Packet:
     _list(body, 3, 3)
     inner = _blob(body[1])
     sig = _bytes(body[2], SIG_BYTES)
-    fields = _fields(kind, _list(_unpack(inner), 4, 9))
-    return Packet(fields, MSG_DOMAIN + bytes((kind,)) + inner, sig)
+    raw = _list(_unpack(inner), 5, 10)
+    fields = _fields(kind, raw[:-1])
+    return Packet(fields, MSG_DOMAIN + bytes((kind,)) + inner, sig, _int(raw[-1], 1))
 
 
 # --- encoding -----------------------------------------------------------------------------------
@@ -475,31 +498,32 @@ def encode_propose(table_id: bytes, proposal: bytes, sig: bytes, key: bytes | No
     return frame(pack([PROPOSE, table_id, proposal, sig]), key)
 
 
-def encode(kind: int, fields: list[Any], sign: Any, key: bytes | None) -> bytes:
-    """A signed message of type ``kind`` from its field list (see the ``_fields`` layouts)."""
-    return frame(_signed_body(kind, pack(fields), sign), key)
+def encode(kind: int, fields: list[Any], sign: Any, key: bytes | None, stamp: int = 1) -> bytes:
+    """A signed message of type ``kind`` from its field list (see the ``_fields`` layouts) and
+    the sender's ``stamp`` (the last field, under the signature: see ``p2p.freshness``)."""
+    return frame(_signed_body(kind, pack([*fields, stamp]), sign), key)
 
 
 def encode_append(head: list[Any], entries: list[bytes], addrs: list[Any], sign: Any,
-                  key: bytes | None) -> bytes:
-    """An APPEND from its six head fields, packed entries and address list."""
-    inner = _array([pack(v) for v in head] + [_array(entries), pack(addrs)])
+                  key: bytes | None, stamp: int = 1) -> bytes:
+    """An APPEND from its six head fields, packed entries, address list and stamp."""
+    inner = _array([pack(v) for v in head] + [_array(entries), pack(addrs), pack(stamp)])
     return frame(_signed_body(APPEND, inner, sign), key)
 
 
 def heartbeat_mac(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
-                  commit: int) -> bytes:
-    """The MAC of a heartbeat: keyed BLAKE2b over the domain, the table and the four fields."""
-    return _tag(pair_key, HEARTBEAT_DOMAIN + table_id + pack([term, prev_index, prev_term, commit]))
+                  commit: int, stamp: int) -> bytes:
+    """The MAC of a heartbeat: keyed BLAKE2b over the domain, the table and the five fields."""
+    return _tag(pair_key, HEARTBEAT_DOMAIN + table_id + pack([term, prev_index, prev_term, commit, stamp]))
 
 
 def encode_heartbeat(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
-                     commit: int, key: bytes | None) -> bytes:
-    mac = heartbeat_mac(pair_key, table_id, term, prev_index, prev_term, commit)
-    return frame(pack([HEARTBEAT, term, prev_index, prev_term, commit, mac]), key)
+                     commit: int, key: bytes | None, stamp: int = 1) -> bytes:
+    mac = heartbeat_mac(pair_key, table_id, term, prev_index, prev_term, commit, stamp)
+    return frame(pack([HEARTBEAT, term, prev_index, prev_term, commit, stamp, mac]), key)
 
 
 def append_overhead(head: list[Any], addrs: list[Any], key: bytes | None) -> int:
     """Bytes an APPEND takes besides its entries (an upper bound; entries add their packed size)."""
-    inner = sum(len(pack(v)) for v in head) + len(pack(addrs)) + 1 + 5
+    inner = sum(len(pack(v)) for v in head) + len(pack(addrs)) + 1 + 5 + 9
     return 4 + (TAG_BYTES if key else 0) + 1 + 1 + 5 + inner + 2 + SIG_BYTES

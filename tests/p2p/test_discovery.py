@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 import socket
 from pathlib import Path
@@ -41,9 +42,13 @@ def beacon(table: bytes = b"T" * 16, name: str = "kitchen", taken: int = 1, tota
     return Beacon(table, who.key, term, name, config, taken, total, port, phase)
 
 
+STAMPS = itertools.count(1)
+
+
 def enc(b: Beacon, passphrase: str | None = None, who: Identity | None = None) -> bytes:
+    """The beacon signed (by its key's owner unless ``who``), with a stamp newer than any before."""
     signer = who or (OTHER if b.key == OTHER.key else HOST)
-    return encode_beacon(b, signer.sign, wire.pass_key(passphrase))
+    return encode_beacon(b, signer.sign, wire.pass_key(passphrase), next(STAMPS))
 
 
 def test_a_beacon_round_trips_and_fits_a_datagram() -> None:
@@ -351,3 +356,42 @@ def test_a_node_turns_beacons_into_tables() -> None:
         return [t.name for t in node.discovery.tables()]
 
     assert asyncio.run(scenario()) == ["heard"]
+
+
+def test_a_flood_of_made_up_tables_costs_bounded_memory_and_no_verification_once_full() -> None:
+    from p2p import wire as w
+    from p2p.discovery import MAX_TABLES
+
+    disc = Discovery()
+    calls = 0
+    real_verify = w.verify
+
+    def counting(*args: Any) -> bool:
+        nonlocal calls
+        calls += 1
+        return real_verify(*args)
+
+    beacons = [enc(dataclasses.replace(beacon(), table_id=n.to_bytes(16, "big")))
+               for n in range(3 * MAX_TABLES)]
+    w.verify = counting  # type: ignore[assignment]
+    try:
+        for i, data in enumerate(beacons):
+            disc.receive(data, ("10.1.1.1", 5000), 0.001 * i)
+    finally:
+        w.verify = real_verify  # type: ignore[assignment]
+    assert len(disc.tables()) == MAX_TABLES and calls == MAX_TABLES
+    assert disc.dropped["too many tables"] == 2 * MAX_TABLES
+    disc.receive(beacons[-1], ("10.1.1.1", 5000), 100.0)  # the silent ones expire: room again
+    assert len(disc.tables()) == 1
+
+
+def test_an_old_beacon_replayed_is_dropped_and_addresses_stay_few() -> None:
+    disc = Discovery()
+    old, new = enc(beacon()), enc(beacon())
+    assert disc.receive(new, ("10.1.1.1", 5000), 0.0) is not None
+    assert disc.receive(old, ("10.6.6.6", 5000), 0.5) is None and disc.dropped["replayed"] == 1
+    table = disc.tables()[0]
+    assert ("10.6.6.6", 5000) not in table._addrs
+    for i in range(20):  # the newest one replayed from many addresses: a few kept, the first stays
+        disc.receive(new, (f"10.6.6.{i}", 5000), 1.0 + i / 100)
+    assert len(table._addrs) <= 4 and table.addr == ("10.1.1.1", 40001)

@@ -332,7 +332,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
 
     def append_with(entry: wire.Entry, signer: Identity = me) -> bytes:
         head = [tid, signer.key, boss.term, boss.log_length, boss.log[-1].term, boss.commit_index]
-        return wire.encode_append(head, [entry.pack()], [], signer.sign, None)
+        return wire.encode_append(head, [entry.pack()], [], signer.sign, None, boss.stamps.next(net.now)[0])
 
     index = boss.log_length + 1
     # an entry claiming another author, signed by the sequencer's own key
@@ -501,7 +501,7 @@ def _is_beacon(data: bytes) -> bool:
 @given(st.binary(max_size=1400))
 def test_arbitrary_bytes_are_dropped_and_counted(data: bytes) -> None:
     _feed(data)
-    _feed(wire.MAGIC + b"\x01\x00" + data)
+    _feed(wire.MAGIC + bytes((wire.VERSION, 0)) + data)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

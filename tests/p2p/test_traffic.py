@@ -345,7 +345,7 @@ def test_short_heartbeats_are_checked_and_a_member_that_cannot_check_them_gets_s
     # sequencer's fallback can set it right) drops the short form; the sequencer goes signed
     peer.leader, peer.election_at = None, net.now + 60
     net.trace = []
-    net.run_for(2.0)
+    net.run_for(3.0)
     assert peer.leader == boss.key and peer.term == term and peer.dropped["unknown sequencer"] >= 2
     assert net.trace is not None
     to_victim = [wire.decode(data, None).msg for _, src, dst, data in net.trace

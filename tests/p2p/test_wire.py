@@ -33,16 +33,17 @@ def test_signed_messages_round_trip_with_and_without_passphrase() -> None:
         (wire.VOTE_ASK, [TID, ME.key, 3, 10, 2], wire.VoteAsk),
         (wire.VOTE, [TID, ME.key, 3, True, False], wire.Vote),
         (wire.APPEND_OK, [TID, ME.key, 3, False, 9], wire.AppendOk),
-        (wire.JOIN, [TID, ME.key, 5, "ann", None, None], wire.Join),
+        (wire.JOIN, [TID, ME.key, 5, "ann", None, None, b"c" * 16], wire.Join),
+        (wire.PROBE, [TID, ME.key, b"n" * 16, True], wire.Probe),
         (wire.REDIRECT, [TID, ME.key, 3, ME.key, "10.0.0.1", 7000], wire.Redirect),
         (wire.BEACON, [TID, ME.key, 3, "t", {"game": "scout", "players": 3}, 1, 3, 0, "lobby"], wire.Beacon),
     ]
     for key in (None, wire.pass_key("secret")):
         for kind, fields, cls in cases:
-            packet = wire.decode(wire.encode(kind, fields, ME.sign, key), key)
-            assert isinstance(packet.msg, cls)
+            packet = wire.decode(wire.encode(kind, fields, ME.sign, key, stamp=12345), key)
+            assert isinstance(packet.msg, cls) and packet.stamp == 12345
             assert packet.authentic()
-            assert [getattr(packet.msg, f) for f in cls.__slots__] == fields
+            assert [getattr(packet.msg, f) for f in cls.__slots__][: len(fields)] == fields
 
 
 def test_append_carries_entries_exactly() -> None:
@@ -103,7 +104,7 @@ def test_framing_errors_have_reasons() -> None:
     with pytest.raises(WireError, match="oversized"):
         wire.decode(good + b"x" * 1200, None)
     with pytest.raises(WireError, match="version"):
-        wire.decode(good[:2] + b"\x02" + good[3:], None)
+        wire.decode(good[:2] + b"\x01" + good[3:], None)
     with pytest.raises(WireError, match="passphrase"):
         wire.decode(good, key)  # untagged, but we need a tag
     tagged = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, key)
@@ -152,7 +153,7 @@ def test_arbitrary_bytes_only_raise_wire_errors(data: bytes) -> None:
         except WireError:
             pass
         try:
-            wire.decode(wire.MAGIC + b"\x01\x00" + data, None)
+            wire.decode(wire.MAGIC + bytes((wire.VERSION, 0)) + data, None)
         except WireError:
             pass
 

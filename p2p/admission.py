@@ -1,0 +1,71 @@
+"""Who may speak to a peer: the membership check every datagram passes before it counts.
+
+The guarantee that lives here (docs/security.md): nothing a non-member sends changes a
+member's term, role, log, store, address book or seat. ``speaker`` classifies the sender of
+a decoded message *before* its signature is verified (cheap checks first) and before any
+term is looked at:
+
+- ``MEMBER``: a member of the table by this peer's whole log (or a leaver the sequencer is
+  still telling), or, while this peer holds no log yet (a newcomer, or a peer that lost its
+  store), the sequencer it was sent to: the key a member named (``peer.sponsor``, from a
+  beacon or a ``REDIRECT``) or, when no key is known, whoever answers from the address the
+  peer itself contacted (a round trip);
+- ``NEWCOMER``: an ``APPEND`` from a key this log does not know yet that carries that key's
+  own ``join`` entry sequenced by a member (a peer that joined, then became sequencer, while
+  this one lagged); it counts only once ``joined_by_a_member`` has checked both signatures;
+- ``ASKING``: a ``JOIN`` from a non-member: handled by the lobby (``p2p.lobby``), which
+  never records anything about it until its join is in the log;
+- ``STRANGER``: anything else; dropped as ``not a member``.
+
+Terms: a member's term may move only by at most ``MAX_TERM_STEP`` at a time, so that terms
+stay far below the wire's limit whatever a (modified) member sends.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from p2p import wire
+from p2p.wire import Append, AppendOk, Join, Propose
+
+if TYPE_CHECKING:
+    from p2p.peer import Addr, Peer
+
+MEMBER: Final = "member"
+NEWCOMER: Final = "newcomer"
+ASKING: Final = "asking"
+STRANGER: Final = "stranger"
+
+MAX_TERM_STEP = 2**20
+"""The largest step a term may take at once (an election takes one step; a member cut off
+for a day climbs about 70,000). At this step, 2**42 messages separate a term from the wire's
+limit of 2**63 - 1."""
+
+
+def speaker(peer: Peer, msg: wire.Message, addr: Addr) -> str:
+    """Who sent ``msg`` as far as this peer can tell without verifying a signature."""
+    members = peer.roster.members
+    if isinstance(msg, Join):
+        return MEMBER if msg.key in members else ASKING
+    if isinstance(msg, Propose):
+        return MEMBER if msg.key in members else STRANGER
+    if not peer.log:  # no log yet: only the sequencer it was sent to
+        if peer.sponsor is not None:
+            return MEMBER if msg.key == peer.sponsor else STRANGER
+        return MEMBER if addr == peer.contact else STRANGER
+    if msg.key in members:
+        return MEMBER
+    if isinstance(msg, AppendOk) and msg.key in peer.followers:
+        return MEMBER  # a leaver the sequencer is still telling
+    if isinstance(msg, Append) and any(e.decoded.author == msg.key and e.decoded.kind == "join"
+                                       and e.sequencer in members for e in msg.entries):
+        return NEWCOMER
+    return STRANGER
+
+
+def joined_by_a_member(peer: Peer, msg: wire.Message) -> bool:
+    """A ``NEWCOMER``'s APPEND holds its own join, signed by it and sequenced by a member."""
+    if not isinstance(msg, Append) or peer.table_id is None:
+        return False
+    return any(e.decoded.author == msg.key and e.decoded.kind == "join" and e.sequencer in peer.roster.members
+               and e.authentic(peer.table_id) for e in msg.entries)
