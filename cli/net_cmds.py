@@ -32,11 +32,13 @@ from cli.options import (
     home_option,
     linger_option,
     make_config,
+    parse_rules,
     passphrase_option,
     plain_option,
     players_option,
     pool_option,
     port_option,
+    rule_option,
     scoring_overrides,
     seconds_option,
     takeover_option,
@@ -138,6 +140,7 @@ def _table_list(heard: list[Any]) -> str:
               help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
 @pool_option
 @threshold_option
+@rule_option
 @passphrase_option
 @port_option
 @auto_option
@@ -153,9 +156,9 @@ def _table_list(heard: list[Any]) -> str:
 @plain_option
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
-         threshold: int | None, passphrase: str | None, port: int, auto: str | None, home: Path | None,
-         fresh: bool, takeover: float, bot_delay: float, forget_calls: float, linger: float,
-         discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
+         threshold: int | None, rules: tuple[str, ...], passphrase: str | None, port: int, auto: str | None,
+         home: Path | None, fresh: bool, takeover: float, bot_delay: float, forget_calls: float,
+         linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
          turn_clock: float | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
@@ -167,7 +170,8 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     bots = with_forget(bots, forget_calls)
     auto = _auto(auto)
     _check_name(name)
-    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold))
+    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold),
+                         **parse_rules(rules))
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
                                  param_hint="--cpu")

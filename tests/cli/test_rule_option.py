@@ -44,3 +44,9 @@ def test_a_bad_rule_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], a
     code, out, err = run(capsys, "match", *argv, "--games", "1")
     assert code == 2 and not out
     assert len(err.strip().splitlines()) == 1 and words in err, err
+
+
+def test_host_checks_its_rules_before_it_opens_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "host", "scout", "--name", "kitchen", "--players", "3",
+                       "--rule", "voluntary_pass=on")
+    assert code == 2 and "two-player option" in err and len(err.strip().splitlines()) == 1
