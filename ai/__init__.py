@@ -1,6 +1,6 @@
 """Computer players: each sees one seat's observation and legal actions, never more."""
 
-from ai.bots import Bot, make_bot
-from ai.driver import GameResult, play_match
+from cardtable.ai.bots import Bot, make_bot
+from cardtable.ai.driver import GameResult, play_match
 
 __all__ = ["Bot", "GameResult", "make_bot", "play_match"]

@@ -1452,7 +1452,7 @@ cdef int solo_parse(const SoloState* s, int seat, str text, SoloAction* out) exc
 
 
 def _solo_config(config):
-    from engine.solo.config import Config
+    from cardtable.engine.solo.config import Config
 
     if isinstance(config, Config):
         return config

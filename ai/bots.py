@@ -16,9 +16,9 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from ai.catches import genuine_catches
-from engine.errors import ParseError
-from engine.shuffle import Stream
+from cardtable.ai.catches import genuine_catches
+from cardtable.engine.errors import ParseError
+from cardtable.engine.shuffle import Stream
 
 
 class Bot(Protocol):
@@ -66,13 +66,13 @@ class RandomBot:
 
 
 def _heuristic(seed: bytes, seat: int, level: str) -> Bot:
-    from ai.heuristic import HeuristicBot
+    from cardtable.ai.heuristic import HeuristicBot
 
     return HeuristicBot(seed, seat)
 
 
 def _ismcts(seed: bytes, seat: int, level: str) -> Bot:
-    from ai.ismcts import IsmctsBot
+    from cardtable.ai.ismcts import IsmctsBot
 
     return IsmctsBot(seed, seat, level or "normal")
 
@@ -101,7 +101,7 @@ def parse_bot_spec(spec: str) -> tuple[str, str]:
     base, rate = split_forget(spec)
     name, _, level = base.strip().partition(":")
     if name not in BOTS:
-        from ai.plugins import plugin_factory
+        from cardtable.ai.plugins import plugin_factory
 
         plugin_factory(spec.strip())
         return "plugin", spec.strip()
@@ -142,7 +142,7 @@ def make_bot(spec: str, seed: bytes, seat: int, time_budget: float | None = None
     name, level = parse_bot_spec(spec)
     own_seed = bot_seed(seed, seat)
     if name == "plugin":
-        from ai.plugins import plugin_factory
+        from cardtable.ai.plugins import plugin_factory
 
         plugin: Bot = plugin_factory(level)(own_seed, seat, time_budget)
         return plugin

@@ -34,7 +34,7 @@ class Fallback:
             return None
         self.faults["fallback_moves"] = self.faults.get("fallback_moves", 0) + 1
         if self._heuristic is None:
-            from ai.heuristic import HeuristicBot
+            from cardtable.ai.heuristic import HeuristicBot
 
             self._heuristic = HeuristicBot(self.seed, self.seat)
         return self._heuristic.choose(obs, legal)

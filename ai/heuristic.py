@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ai import heuristic_scout, heuristic_solo
-from engine.shuffle import Stream
+from cardtable.ai import heuristic_scout, heuristic_solo
+from cardtable.engine.shuffle import Stream
 
 _GAMES = {"solo": heuristic_solo, "scout": heuristic_scout}
 

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from engine.scout.actions import Pass, Scout, ScoutShow, Show, TurnChoice
-from engine.scout.cards import parse_card
-from engine.scout.state import Strength, spans, strength
-from engine.shuffle import Stream
+from cardtable.engine.scout.actions import Pass, Scout, ScoutShow, Show, TurnChoice
+from cardtable.engine.scout.cards import parse_card
+from cardtable.engine.scout.state import Strength, spans, strength
+from cardtable.engine.shuffle import Stream
 
 TURN_COST = 0.35  # every group needs a turn to be shown
 EMPTY_HAND = 8.0  # a show that empties the hand ends the round in our favour

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.shuffle import Stream
-from engine.solo.actions import Catch, Play, Simple
-from engine.solo.cards import Card, parse_card
+from cardtable.engine.shuffle import Stream
+from cardtable.engine.solo.actions import Catch, Play, Simple
+from cardtable.engine.solo.cards import Card, parse_card
 
 WIN = 1_000_000.0
 PER_CARD = 100.0  # one card more or less in the hand

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ai.catches import genuine_catches
-from engine.errors import ParseError
-from engine.shuffle import Stream
+from cardtable.ai.catches import genuine_catches
+from cardtable.engine.errors import ParseError
+from cardtable.engine.shuffle import Stream
 
 LEVELS = {"fast": 500, "normal": 3_000, "strong": 20_000}
 
@@ -31,9 +31,11 @@ class IsmctsBot:
         if level not in LEVELS:
             raise ParseError(f"unknown ismcts level {level!r}: choose {', '.join(LEVELS)}")
         try:
-            from ai._search import search
-        except ImportError as err:  # pragma: no cover - only without the compiled extension
-            problem = f"the ismcts bot needs the compiled search ({err}); reinstall cardtable"
+            from cardtable.ai._search import search
+        except ImportError:  # only without the compiled extension (tests/packaging)
+            problem = ("the ismcts bot needs the compiled search, which was not built when cardtable was "
+                       "installed (no C compiler?): install a C compiler and the Python headers "
+                       "(e.g. apt-get install gcc python3-dev), then reinstall cardtable")
             raise ParseError(problem) from None
         self._search = search
         self.seat = seat

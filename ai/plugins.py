@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 ENTRY_POINT_GROUP = "cardtable.bots"
 Factory = Callable[[bytes, int, "float | None"], Any]
@@ -30,7 +30,7 @@ Factory = Callable[[bytes, int, "float | None"], Any]
 def plugin_factory(spec: str) -> Factory:
     """The factory ``(seed, seat, time_budget) -> bot`` for a plugin spec, or a ParseError."""
     if spec.startswith("cmd:"):
-        from ai.process_bot import process_bot_factory
+        from cardtable.ai.process_bot import process_bot_factory
 
         return process_bot_factory(spec[4:])
     registered = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
@@ -58,7 +58,7 @@ def _python_factory(spec: str, target: Any) -> Factory:
         raise ParseError(f"bot {spec!r} is not a class or a function")
 
     def build(seed: bytes, seat: int, time_budget: float | None) -> Any:
-        from ai.fallback import GuardedBot
+        from cardtable.ai.fallback import GuardedBot
 
         return GuardedBot(target(seed, seat), seed, seat)
 

@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ai.fallback import Fallback
-from engine.errors import ParseError
+from cardtable.ai.fallback import Fallback
+from cardtable.engine.errors import ParseError
 
 PROTOCOL = 1
 HELLO_SECONDS = 10.0

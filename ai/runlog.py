@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 
 def read_run(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], int]:

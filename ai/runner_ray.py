@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 if TYPE_CHECKING:
-    from ai.tournament import Task
+    from cardtable.ai.tournament import Task
 
 
 class RayMissing(ParseError):
@@ -42,7 +42,7 @@ def connect(address: str, cpus: int | None = None) -> Any:
 def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Iterator[dict[str, Any]]:
     """Each game's result as its task ends; closing the iterator (Ctrl-C) disconnects from the
     cluster, which ends the tasks not finished: they belong to this driver."""
-    from ai.tournament import play_task
+    from cardtable.ai.tournament import play_task
 
     ray = connect(address, cpus)
     remote = ray.remote(num_cpus=1, max_retries=2)(play_task)

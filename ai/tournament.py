@@ -24,12 +24,12 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from ai.bots import make_bot
-from ai.driver import GameResult, play_match
-from ai.stats import summarize
-from engine.games import config_from_dict
-from engine.log import encode_entry, encode_header
-from engine.match import Match, match_seed
+from cardtable.ai.bots import make_bot
+from cardtable.ai.driver import GameResult, play_match
+from cardtable.ai.stats import summarize
+from cardtable.engine.games import config_from_dict
+from cardtable.engine.log import encode_entry, encode_header
+from cardtable.engine.match import Match, match_seed
 
 __all__ = ["Game", "play_all", "play_one", "round_robin", "run", "schedule", "split_entry", "summarize"]
 
@@ -139,7 +139,7 @@ def play_all(tasks: list[Task], workers: int = 1, ray_address: str | None = None
     """Each game's result as it ends (any order). Close the iterator (or let Ctrl-C go through
     it) to stop: worker processes are terminated at once, finished games are kept by the caller."""
     if ray_address is not None:
-        from ai.runner_ray import play_on_ray
+        from cardtable.ai.runner_ray import play_on_ray
 
         yield from play_on_ray(tasks, ray_address, workers if workers > 1 else None)
     elif workers <= 1 or len(tasks) <= 1:

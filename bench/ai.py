@@ -30,16 +30,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai import _search  # noqa: E402
-from ai.bots import make_bot  # noqa: E402
-from ai.tournament import run, schedule, summarize  # noqa: E402
 from bench.engine import play_round  # noqa: E402
-from engine.match import Match  # noqa: E402
-from engine.scout import Config as ScoutConfig  # noqa: E402
-from engine.scout import new_round as scout_round  # noqa: E402
-from engine.shuffle import Stream  # noqa: E402
-from engine.solo import Config as SoloConfig  # noqa: E402
-from engine.solo import new_round as solo_round  # noqa: E402
+from cardtable.ai import _search  # noqa: E402
+from cardtable.ai.bots import make_bot  # noqa: E402
+from cardtable.ai.tournament import run, schedule, summarize  # noqa: E402
+from cardtable.engine.match import Match  # noqa: E402
+from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
+from cardtable.engine.scout import new_round as scout_round  # noqa: E402
+from cardtable.engine.shuffle import Stream  # noqa: E402
+from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
+from cardtable.engine.solo import new_round as solo_round  # noqa: E402
 
 CASES: list[tuple[str, Any, Any, Any]] = [
     ("SOLO anniversary 4p", solo_round, SoloConfig.preset("anniversary", 4), _search.SoloMirror),

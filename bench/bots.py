@@ -22,11 +22,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ai.bots import make_bot  # noqa: E402
-from ai.process_bot import ProcessBot  # noqa: E402
-from engine.match import Match  # noqa: E402
-from engine.scout import Config as ScoutConfig  # noqa: E402
-from engine.solo import Config as SoloConfig  # noqa: E402
+from cardtable.ai.bots import make_bot  # noqa: E402
+from cardtable.ai.process_bot import ProcessBot  # noqa: E402
+from cardtable.engine.match import Match  # noqa: E402
+from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
+from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
 
 FIRST_LEGAL = """
 import json, sys
@@ -75,7 +75,7 @@ class FirstLegal:
 
 
 def throughput(games: int) -> None:
-    from ai.tournament import Task, play_all, schedule
+    from cardtable.ai.tournament import Task, play_all, schedule
 
     config = SoloConfig.preset("anniversary", 4).to_dict()
     tasks = [Task(config, 2027, g) for g in schedule(games, ["ismcts:fast"] + ["heuristic"] * 3, False, True)]
@@ -90,7 +90,7 @@ def throughput(games: int) -> None:
     timed("one process", 1)
     timed("--workers 2", 2)
     try:
-        from ai.runner_ray import connect
+        from cardtable.ai.runner_ray import connect
 
         start = time.perf_counter()
         ray = connect("", 2)

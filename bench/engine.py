@@ -15,11 +15,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.scout import Config as ScoutConfig  # noqa: E402
-from engine.scout import new_round as scout_round  # noqa: E402
-from engine.shuffle import Stream  # noqa: E402
-from engine.solo import Config as SoloConfig  # noqa: E402
-from engine.solo import new_round as solo_round  # noqa: E402
+from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
+from cardtable.engine.scout import new_round as scout_round  # noqa: E402
+from cardtable.engine.shuffle import Stream  # noqa: E402
+from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
+from cardtable.engine.solo import new_round as solo_round  # noqa: E402
 
 
 def play_round(state: Any, rng: Stream) -> int:

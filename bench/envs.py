@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.match import Match, match_seed  # noqa: E402
-from envs.pettingzoo_env import scout_env, solo_env  # noqa: E402
-from envs.table import make_config  # noqa: E402
+from cardtable.engine.match import Match, match_seed  # noqa: E402
+from cardtable.envs.pettingzoo_env import scout_env, solo_env  # noqa: E402
+from cardtable.envs.table import make_config  # noqa: E402
 
 
 def timed(seconds: float, episode: Callable[[int], tuple[int, int]]) -> tuple[float, float]:
@@ -74,7 +74,7 @@ def openspiel_episode(name: str, params: dict[str, Any],
                       rng: np.random.Generator) -> Callable[[int], tuple[int, int]]:
     import pyspiel
 
-    import envs.openspiel_games  # noqa: F401  (registers the games)
+    import cardtable.envs.openspiel_games  # noqa: F401  (registers the games)
 
     game = pyspiel.load_game(name, params)
 

@@ -23,13 +23,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai.bots import make_bot  # noqa: E402
-from ai.stats import rate_interval  # noqa: E402
-from ai.tournament import Game, schedule  # noqa: E402
-from engine.games import config_from_dict  # noqa: E402
-from engine.match import Match, match_seed  # noqa: E402
-from engine.scout import Config as ScoutConfig  # noqa: E402
-from engine.solo import Config as SoloConfig  # noqa: E402
+from cardtable.ai.bots import make_bot  # noqa: E402
+from cardtable.ai.stats import rate_interval  # noqa: E402
+from cardtable.ai.tournament import Game, schedule  # noqa: E402
+from cardtable.engine.games import config_from_dict  # noqa: E402
+from cardtable.engine.match import Match, match_seed  # noqa: E402
+from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
+from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
 
 GAMES = {
     "solo-anniversary": SoloConfig.preset("anniversary", 4),

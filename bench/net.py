@@ -42,13 +42,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai.bots import RandomBot  # noqa: E402
-from engine.solo import Config as SoloConfig  # noqa: E402
-from p2p.identity import Identity  # noqa: E402
-from p2p.peer import Peer, PeerEvent, Timeouts  # noqa: E402
-from p2p.simnet import Faults, SimNet  # noqa: E402
-from p2p.store import MemoryStore  # noqa: E402
-from p2p.table import HUMAN, PLAYING  # noqa: E402
+from cardtable.ai.bots import RandomBot  # noqa: E402
+from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
+from cardtable.p2p.identity import Identity  # noqa: E402
+from cardtable.p2p.peer import Peer, PeerEvent, Timeouts  # noqa: E402
+from cardtable.p2p.simnet import Faults, SimNet  # noqa: E402
+from cardtable.p2p.store import MemoryStore  # noqa: E402
+from cardtable.p2p.table import HUMAN, PLAYING  # noqa: E402
 
 IDLE_SECONDS = 10.0
 SETTLE_SECONDS = 1.0  # before the idle measurement: the last exchanges (an entry in flight) end
@@ -253,7 +253,7 @@ def sim_case(n: int, loss: float, actions: int, trials: int, seed: int) -> Resul
 def _flood_pool(table: SimTable, count: int, rng: random.Random) -> list[bytes]:
     """What a stranger sends: forged joins and fresh-key APPENDs with huge terms (each from a new
     key), junk, and (added as the run goes) replays of what the table sent."""
-    from p2p import wire
+    from cardtable.p2p import wire
 
     peer = next(iter(table.peers().values()))
     tid = peer.table_id or b""
@@ -392,7 +392,7 @@ class LoopTable:
         self.harness.drive()
 
     async def node(self, name: str) -> Any:
-        from p2p.node import Node
+        from cardtable.p2p.node import Node
 
         node = Node(host="127.0.0.1", broadcast=["127.255.255.255"], listen_discovery=False,
                     on_event=self.on_event(name), drop=(lambda d, a: self.rng.random() < self.loss))

@@ -29,11 +29,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ai.bots import Bot, make_bot
-from cli.words import Speaker, plural
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.match import Match
+from cardtable.ai.bots import Bot, make_bot
+from cardtable.cli.words import Speaker, plural
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.match import Match
 
 CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
@@ -581,8 +581,8 @@ class Builder:
 
 
 def _solo_dims(b: Builder) -> list[_Dim]:
-    from engine.solo.actions import Catch, Play
-    from engine.solo.cards import CARDS
+    from cardtable.engine.solo.actions import Catch, Play
+    from cardtable.engine.solo.cards import CARDS
 
     obs = b.obs
     hand: list[str] = list(obs.get("hand", []))
@@ -655,7 +655,7 @@ def _solo_dims(b: Builder) -> list[_Dim]:
 
 def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], names: Sequence[str]) -> str:
     """Words for a first-step SOLO choice."""
-    from engine.solo.actions import Play
+    from cardtable.engine.solo.actions import Play
 
     seat = obs.get("seat")
     if key == "draw":
@@ -685,9 +685,9 @@ def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], na
 
 
 def _scout_dims(b: Builder) -> list[_Dim]:
-    from engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
-    from engine.scout.cards import Card, parse_card
-    from engine.scout.state import describe_show
+    from cardtable.engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
+    from cardtable.engine.scout.cards import Card, parse_card
+    from cardtable.engine.scout.state import describe_show
 
     obs = b.obs
     hand = [parse_card(t) for t in obs.get("hand", [])]
@@ -928,7 +928,7 @@ class Controller:
 
     def playable_cards(self) -> set[str]:
         """The SOLO cards of the hand that some move worth offering plays now (in turn or not)."""
-        from engine.solo.actions import Play
+        from cardtable.engine.solo.actions import Play
 
         return {c.text for a in self.actions() if isinstance(a, Play) for c in a.cards}
 
@@ -962,7 +962,7 @@ class Controller:
                 elif str(a) == "keep":
                     opts.keep = a
             return opts
-        from engine.solo.actions import Catch, Play
+        from cardtable.engine.solo.actions import Catch, Play
 
         seat = self.seat
         react = obs.get("react")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from cli.options import home_option
-from cli.table_logs import describe, kept_games
+from cardtable.cli.options import home_option
+from cardtable.cli.table_logs import describe, kept_games
 
 EXAMPLES = """
 \b
@@ -22,7 +22,7 @@ Examples:
 @home_option
 def games(home: Path | None) -> None:
     """List the games kept in the config dir (every table keeps its log there), newest first."""
-    from p2p.node import default_home
+    from cardtable.p2p.node import default_home
 
     where = home if home is not None else default_home()
     kept = kept_games(where)

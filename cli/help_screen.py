@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Markdown
 
-from cli.rules import TABLE_KEYS, rules_text
+from cardtable.cli.rules import TABLE_KEYS, rules_text
 
 
 class HelpScreen(ModalScreen[None]):

@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from cli.games_cmd import games
-from cli.match_cmd import match
-from cli.net_cmds import host, join, tables
-from cli.play_cmd import play
-from cli.replay_cmd import replay
-from cli.tournament_cmd import tournament
+from cardtable.cli.games_cmd import games
+from cardtable.cli.match_cmd import match
+from cardtable.cli.net_cmds import host, join, tables
+from cardtable.cli.play_cmd import play
+from cardtable.cli.replay_cmd import replay
+from cardtable.cli.tournament_cmd import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,11 +12,11 @@ from typing import Any
 
 import click
 
-from ai.bots import make_bot, parse_bot_spec
-from ai.runlog import RunLog, previous_seed
-from ai.stats import pairs
-from ai.tournament import Task, play_all, schedule, split_entry, summarize
-from cli.options import (
+from cardtable.ai.bots import make_bot, parse_bot_spec
+from cardtable.ai.runlog import RunLog, previous_seed
+from cardtable.ai.stats import pairs
+from cardtable.ai.tournament import Task, play_all, schedule, split_entry, summarize
+from cardtable.cli.options import (
     bot_time_option,
     edition_option,
     game_argument,
@@ -29,8 +29,8 @@ from cli.options import (
     rule_option,
     seed_option,
 )
-from cli.words import plural
-from engine.errors import ParseError
+from cardtable.cli.words import plural
+from cardtable.engine.errors import ParseError
 
 EXAMPLES = """
 \b
@@ -122,11 +122,13 @@ def check_entries(entries: list[str], game: str) -> list[str]:
                 continue
             kind, _ = parse_bot_spec(spec)
             if spec.startswith("cmd:"):
-                from ai.process_bot import check_process_bot
+                from cardtable.ai.process_bot import check_process_bot
 
                 check_process_bot(spec[4:], game)
             elif kind == "plugin":
                 _build_once(spec)
+            else:  # a built-in bot can still be missing a part (the compiled search)
+                make_bot(spec, b"check", 0)
             checked[spec] = None
     except ParseError as err:
         raise click.BadParameter(str(err), param_hint="--bots") from None
@@ -210,7 +212,7 @@ def _games(todo: list[Task], workers: int, ray_address: str | None) -> Any:
 def check_ray(ray_address: str | None) -> None:
     """With --ray, Ray must be installed (checked before anything is played)."""
     if ray_address is not None:
-        from ai.runner_ray import RayMissing, require_ray
+        from cardtable.ai.runner_ray import RayMissing, require_ray
 
         try:
             require_ray()

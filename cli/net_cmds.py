@@ -19,8 +19,8 @@ from typing import Any
 
 import click
 
-from ai.bots import parse_bot_spec, with_forget
-from cli.options import (
+from cardtable.ai.bots import parse_bot_spec, with_forget
+from cardtable.cli.options import (
     auto_option,
     bot_delay_option,
     broadcast_option,
@@ -46,7 +46,7 @@ from cli.options import (
     turn_clock_option,
     verbose_option,
 )
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 JOIN_WAIT = 15.0
 """Seconds a joiner waits for its join to be committed before giving up."""
@@ -103,7 +103,7 @@ def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port
 
 async def _listen(port: int, passphrase: str | None, seconds: float,
                   until: Callable[[Any], bool] | None = None) -> list[Any]:
-    from p2p.node import DiscoveryListener
+    from cardtable.p2p.node import DiscoveryListener
 
     try:
         listener = await DiscoveryListener.open(port, passphrase)
@@ -180,7 +180,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     ctx.client = _client(auto, plain, turn_clock)
     peer = ctx.resume_or_none(fresh, None)
     if peer is None:
-        from p2p.peer import Peer
+        from cardtable.p2p.peer import Peer
 
         peer = Peer.host(ctx.identity, ctx.home.store(), config, name, cpu, now=time.monotonic(),
                          seed=os.urandom(32), passphrase=passphrase, bots=bots, auto=auto,
@@ -238,7 +238,7 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
     if peer is None:
         found = _find_table(table, discovery_port, passphrase, seconds)
         table_id, contact, label, sequencer, contacts = found
-        from p2p.peer import Peer
+        from cardtable.p2p.peer import Peer
 
         peer = Peer.joiner(ctx.identity, ctx.home.store(), table_id, contact, name, now=time.monotonic(),
                            seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts(),
@@ -251,7 +251,7 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
                 seconds: float) -> tuple[bytes, tuple[str, int], str, bytes | None, list[tuple[str, int]]]:
     """(table id, contact address, label, sequencer key, every address it was heard from) of the
     table the user means, or a one-line error."""
-    from p2p.discovery import parse_hostport
+    from cardtable.p2p.discovery import parse_hostport
 
     if query and "@" in query:
         id_text, _, where = query.partition("@")
@@ -310,7 +310,7 @@ class _Context:
     def __init__(self, home: Path | None, passphrase: str | None, auto: str | None, bots: str,
                  takeover: float, bot_delay: float, linger: float, port: int, discovery_port: int,
                  broadcast: tuple[str, ...], verbose: bool):
-        from p2p.node import Home, HomeBusy
+        from cardtable.p2p.node import Home, HomeBusy
 
         self.home = Home(home)
         try:
@@ -338,7 +338,7 @@ class _Context:
             raise click.ClickException(f"cannot use the identity key in {self.home.path}: {err}") from None
 
     def timeouts(self) -> Any:
-        from p2p.peer import Timeouts
+        from cardtable.p2p.peer import Timeouts
 
         return Timeouts(takeover=self.takeover, bot_delay=self.bot_delay)
 
@@ -352,7 +352,7 @@ class _Context:
                 raise click.ClickException(
                     f"{self.home.path} holds the unfinished table {stored.name!r} "
                     f"({stored.table_id.hex()[:8]}): resume it without TABLE, or give --fresh to start anew")
-            from p2p.peer import Peer
+            from cardtable.p2p.peer import Peer
 
             _say(f"resuming table {stored.name!r} ({stored.table_id.hex()[:8]}, {stored.phase}, "
                  f"{stored.committed} entries) from {self.home.store_path}; --fresh starts anew")
@@ -371,8 +371,8 @@ class _Context:
             click.echo(f"digest: {digest}")
 
     async def _run(self, peer: Any, joining: bool) -> str | None:
-        from p2p.node import Node
-        from p2p.table import OVER
+        from cardtable.p2p.node import Node
+        from cardtable.p2p.table import OVER
 
         printer = _EventPrinter(peer, self.verbose)
         node = Node(port=self.port, discovery_port=self.discovery_port, broadcast=self.broadcast or None,
@@ -471,7 +471,7 @@ def _client(auto: str | None, plain: bool,
     """The terminal client for a seat without --auto (the Textual table, or --plain line mode)."""
     if auto is not None:
         return None
-    from cli.play_cmd import net_client
+    from cardtable.cli.play_cmd import net_client
 
     return net_client(plain, turn_clock)
 
@@ -484,7 +484,7 @@ def _check_bot(spec: str, hint: str) -> None:
 
 
 def _check_name(name: str) -> None:
-    from p2p.wire import MAX_NAME
+    from cardtable.p2p.wire import MAX_NAME
 
     if not name.strip() or len(name) > MAX_NAME:
         raise click.BadParameter(f"give 1 to {MAX_NAME} characters", param_hint="--name")

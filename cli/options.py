@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from engine.errors import ParseError
-from engine.games import GAME_NAMES
+from cardtable.engine.errors import ParseError
+from cardtable.engine.games import GAME_NAMES
 
 game_argument = click.argument("game", type=click.Choice(GAME_NAMES))
 players_option = click.option("--players", "-p", type=click.IntRange(2, 10), default=4, show_default=True,
@@ -41,13 +41,13 @@ def make_config(game: str, players: int, edition: str | None, **options: Any) ->
     options = {k: v for k, v in options.items() if v is not None}
     try:
         if game == "solo":
-            from engine.solo import Config as SoloConfig
+            from cardtable.engine.solo import Config as SoloConfig
 
             return SoloConfig.preset(edition or "classic", players, **options)
         if edition is not None:
             raise click.BadParameter("SCOUT has no editions", param_hint="--edition")
-        from engine.scout import Config as ScoutConfig
-        from engine.scout.config import OPTIONS
+        from cardtable.engine.scout import Config as ScoutConfig
+        from cardtable.engine.scout.config import OPTIONS
 
         unknown = sorted(set(options) - set(OPTIONS))
         if unknown:

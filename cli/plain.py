@@ -24,8 +24,8 @@ import threading
 from collections import deque
 from typing import Any, TextIO
 
-from cli.controller import COLOUR_NAMES, Controller
-from cli.rules import rules_text
+from cardtable.cli.controller import COLOUR_NAMES, Controller
+from cardtable.cli.rules import rules_text
 
 SHOWN_MOVES = 12
 WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "leave", "quit"})

@@ -22,9 +22,9 @@ from typing import Any
 
 import click
 
-from ai.bots import make_bot, parse_bot_spec, with_forget
-from cli.controller import BaseSession, Controller, LocalSession, NetSession
-from cli.options import (
+from cardtable.ai.bots import make_bot, parse_bot_spec, with_forget
+from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession
+from cardtable.cli.options import (
     bot_delay_option,
     edition_option,
     forget_calls_option,
@@ -40,9 +40,9 @@ from cli.options import (
     threshold_option,
     turn_clock_option,
 )
-from cli.table_logs import PLAY_DIR
-from engine.errors import ParseError
-from engine.games import GAME_NAMES
+from cardtable.cli.table_logs import PLAY_DIR
+from cardtable.engine.errors import ParseError
+from cardtable.engine.games import GAME_NAMES
 
 DEFAULT_BOTS = "ismcts:fast"
 FALLBACK_BOTS = "heuristic"
@@ -117,7 +117,7 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
         if not resuming:
             click.echo(f"seed: {seed}", err=True)
         if no_network:
-            from engine.match import Match
+            from cardtable.engine.match import Match
 
             session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
             digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
@@ -131,7 +131,7 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
 def play_dir(home: Path | None) -> Path:
     """Where ``play`` keeps its table: ``play/`` in the config dir."""
-    from p2p.node import default_home
+    from cardtable.p2p.node import default_home
 
     return (home if home is not None else default_home()) / PLAY_DIR
 
@@ -139,7 +139,7 @@ def play_dir(home: Path | None) -> Path:
 def offer_resume(play_home: Path, plain: bool) -> bool:
     """Whether to resume the unfinished match kept in ``play_home`` (asked in a terminal; else
     the old log is archived, and said where)."""
-    from p2p.node import Home
+    from cardtable.p2p.node import Home
 
     kept = Home(play_home)
     if not kept.store_path.exists():
@@ -164,8 +164,8 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
                             seed: int, play_home: Path) -> str | None:
     """Play on a private loopback table whose log is kept in ``play_home``; ``config`` None
     resumes the unfinished one kept there."""
-    from p2p.node import Home, Node
-    from p2p.peer import Peer, Timeouts
+    from cardtable.p2p.node import Home, Node
+    from cardtable.p2p.peer import Peer, Timeouts
 
     kept = Home(play_home)
     try:
@@ -210,9 +210,9 @@ def peer_seed(seed: int) -> bytes:
 def private_table_seed(config: Any, seed: int) -> bytes:
     """The match seed a private ``play`` table agrees on for ``--seed``, computed without sockets
     (the peer is sans-I/O and alone at the table), so ``--no-network`` deals the same cards."""
-    from p2p.identity import Identity
-    from p2p.peer import Peer, Timeouts
-    from p2p.store import MemoryStore
+    from cardtable.p2p.identity import Identity
+    from cardtable.p2p.peer import Peer, Timeouts
+    from cardtable.p2p.store import MemoryStore
 
     peer = Peer.host(Identity.generate(), MemoryStore(), config, "you", config.players - 1, now=0.0,
                      seed=peer_seed(seed), bots=FALLBACK_BOTS, auto=None, timeouts=Timeouts(bot_delay=3600.0))
@@ -256,13 +256,13 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
 
     controller.on_change(note_the_end)
     if plain:
-        from cli.plain import PlainClient, stdin_queue
+        from cardtable.cli.plain import PlainClient, stdin_queue
 
         client = PlainClient(controller, sys.stdout, sys.stderr, bot_delay=bot_delay,
                              echo=not sys.stdin.isatty())
         await client.run(stdin_queue(), linger=linger)
     else:
-        from cli.tui import TableApp
+        from cardtable.cli.tui import TableApp
 
         await TableApp(controller, bot_delay=bot_delay).run_async()
         if controller.summary:

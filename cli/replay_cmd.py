@@ -11,10 +11,10 @@ from typing import Any
 
 import click
 
-from cli.controller import Note, words
-from cli.table_logs import is_table_log, read_table_log
-from engine.log import Replay
-from engine.log import replay as replay_log
+from cardtable.cli.controller import Note, words
+from cardtable.cli.table_logs import is_table_log, read_table_log
+from cardtable.engine.log import Replay
+from cardtable.engine.log import replay as replay_log
 
 EXAMPLES = """
 \b

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cli.words import plural
+from cardtable.cli.words import plural
 
 PLAY_DIR = "play"
 """Where ``cardtable play`` keeps its table (a config dir of its own inside the main one)."""
@@ -40,9 +40,9 @@ def is_table_log(data: bytes) -> bool:
 def read_table_log(path: Path) -> TableLog:
     """Replay the committed entries of the table log at ``path`` (the file is never changed);
     every entry's signatures are checked, and the first bad one stops the replay."""
-    from p2p import identity, wire
-    from p2p.store import FileStore
-    from p2p.table import TableState
+    from cardtable.p2p import identity, wire
+    from cardtable.p2p.store import FileStore
+    from cardtable.p2p.table import TableState
 
     with tempfile.TemporaryDirectory() as tmp:  # FileStore.load mends a torn tail: on a copy
         copy = Path(tmp) / "table.log"

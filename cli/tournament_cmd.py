@@ -8,11 +8,18 @@ from typing import Any
 
 import click
 
-from ai.rating import rate
-from ai.stats import pairs
-from ai.tournament import Task, round_robin, split_entry, summarize
-from cli.match_cmd import check_entries, check_ray, make_log_dir, resumed_seed, run_batch, stop_if_interrupted
-from cli.options import (
+from cardtable.ai.rating import rate
+from cardtable.ai.stats import pairs
+from cardtable.ai.tournament import Task, round_robin, split_entry, summarize
+from cardtable.cli.match_cmd import (
+    check_entries,
+    check_ray,
+    make_log_dir,
+    resumed_seed,
+    run_batch,
+    stop_if_interrupted,
+)
+from cardtable.cli.options import (
     bot_time_option,
     edition_option,
     game_argument,
@@ -25,7 +32,7 @@ from cli.options import (
     rule_option,
     seed_option,
 )
-from cli.words import plural
+from cardtable.cli.words import plural
 
 EXAMPLES = """
 \b

@@ -25,9 +25,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from cli.cards import colour_in_force, scout_card, solo_card, top_card
-from cli.controller import COLOUR_NAMES, Controller, Question
-from cli.words import plural
+from cardtable.cli.cards import colour_in_force, scout_card, solo_card, top_card
+from cardtable.cli.controller import COLOUR_NAMES, Controller, Question
+from cardtable.cli.words import plural
 
 
 class TableApp(App[str | None]):
@@ -309,7 +309,7 @@ class TableApp(App[str | None]):
 
     def action_rules(self) -> None:
         """Open the rules of the game being played and the keys (Esc goes back)."""
-        from cli.help_screen import HelpScreen
+        from cardtable.cli.help_screen import HelpScreen
 
         self.push_screen(HelpScreen(self.controller.game))
 

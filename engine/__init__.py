@@ -1,6 +1,6 @@
 """The rules of SOLO and SCOUT: pure, deterministic Python with no I/O and no clock."""
 
-from engine.errors import IllegalAction, ParseError
-from engine.match import Match
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.match import Match
 
 __all__ = ["IllegalAction", "Match", "ParseError"]

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import ParseError
-from engine.game import JSON
+from cardtable.engine.errors import ParseError
+from cardtable.engine.game import JSON
 
 GAME_NAMES = ("solo", "scout")
 PRESET_KEYS = ("game", "edition", "players")
@@ -30,7 +30,7 @@ def game_module(name: str) -> GameModule:
     """The entry points of the game called ``name`` (``solo`` or ``scout``)."""
     if name not in GAME_NAMES:
         raise ParseError(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
-    module = importlib.import_module(f"engine.{name}")
+    module = importlib.import_module(f"cardtable.engine.{name}")
     return GameModule(
         name=name,
         config_from_dict=module.Config.from_dict,

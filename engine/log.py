@@ -16,10 +16,10 @@ from typing import Any
 
 import msgpack
 
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.games import config_from_dict
-from engine.match import Match
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.games import config_from_dict
+from cardtable.engine.match import Match
 
 FORMAT = "cardtable-log"
 VERSION = 1

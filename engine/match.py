@@ -12,9 +12,9 @@ from typing import Any
 
 import msgpack
 
-from engine.errors import IllegalAction
-from engine.game import JSON, Event, RoundState
-from engine.games import GameModule, game_module
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.game import JSON, Event, RoundState
+from cardtable.engine.games import GameModule, game_module
 
 
 class Match:
@@ -101,7 +101,7 @@ class Match:
 
     @classmethod
     def from_snapshot(cls, data: dict[str, JSON]) -> Match:
-        from engine.games import config_from_dict
+        from cardtable.engine.games import config_from_dict
 
         config = config_from_dict(data["config"])
         match = cls.__new__(cls)

@@ -17,7 +17,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-from envs.tokens import Trie
+from cardtable.envs.tokens import Trie
 
 
 class Decision:

@@ -14,12 +14,12 @@ import copy
 from collections import Counter
 from typing import Any
 
-from engine.scout import State as ScoutState
-from engine.scout.cards import DECK, Card, deck_in_play
-from engine.solo import State as SoloState
-from engine.solo.actions import DRAW, Catch
-from engine.solo.cards import FACES, deck
-from engine.solo.config import HAND_SIZE
+from cardtable.engine.scout import State as ScoutState
+from cardtable.engine.scout.cards import DECK, Card, deck_in_play
+from cardtable.engine.solo import State as SoloState
+from cardtable.engine.solo.actions import DRAW, Catch
+from cardtable.engine.solo.cards import FACES, deck
+from cardtable.engine.solo.config import HAND_SIZE
 
 Outcomes = list[tuple[int, float]]
 

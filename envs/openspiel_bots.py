@@ -12,7 +12,7 @@ from typing import Any
 
 import pyspiel
 
-from ai.bots import make_bot
+from cardtable.ai.bots import make_bot
 
 
 class CardtableBot(pyspiel.Bot):  # type: ignore[misc]

@@ -16,13 +16,13 @@ from typing import Any
 
 import pyspiel
 
-from engine.scout.cards import DECK
-from engine.solo.cards import deck as solo_deck
-from envs.asking import Asking
-from envs.chance import ScoutDeal, SoloDeal, SoloDraw, solo_cards_to_draw
-from envs.resample import resample
-from envs.table import CODECS, EPISODES, REWARDS, better_sign, make_config, win_rewards
-from envs.tokens import PASS
+from cardtable.engine.scout.cards import DECK
+from cardtable.engine.solo.cards import deck as solo_deck
+from cardtable.envs.asking import Asking
+from cardtable.envs.chance import ScoutDeal, SoloDeal, SoloDraw, solo_cards_to_draw
+from cardtable.envs.resample import resample
+from cardtable.envs.table import CODECS, EPISODES, REWARDS, better_sign, make_config, win_rewards
+from cardtable.envs.tokens import PASS
 
 _COMMON = {"episode": "round", "reward": "score", "false_catches": False, "max_actions": 3000}
 SOLO_PARAMS: dict[str, Any] = {

@@ -14,8 +14,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from engine.match import match_seed
-from envs.table import Table
+from cardtable.engine.match import match_seed
+from cardtable.envs.table import Table
 
 
 class CardtableEnv(AECEnv):  # type: ignore[misc]

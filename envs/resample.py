@@ -12,9 +12,9 @@ import random
 from collections import Counter
 from typing import Any
 
-from engine.scout import State as ScoutState
-from engine.scout.cards import Card as ScoutCard
-from engine.solo import State as SoloState
+from cardtable.engine.scout import State as ScoutState
+from cardtable.engine.scout.cards import Card as ScoutCard
+from cardtable.engine.solo import State as SoloState
 
 
 def resample(state: Any, seat: int, rng: random.Random) -> Any:

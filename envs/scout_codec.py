@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
-from envs.layout import Layout
+from cardtable.engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
+from cardtable.envs.layout import Layout
 
 GAME = "scout"
 SEATS = 5

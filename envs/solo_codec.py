@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.solo.actions import Catch, Play, Simple
-from engine.solo.cards import CARDS, COLOURS, FACES, Card
-from envs.layout import Layout
+from cardtable.engine.solo.actions import Catch, Play, Simple
+from cardtable.engine.solo.cards import CARDS, COLOURS, FACES, Card
+from cardtable.envs.layout import Layout
 
 GAME = "solo"
 SEATS = 10

@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from ai.bots import make_bot
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.games import config_from_dict
-from engine.match import Match
-from envs import scout_codec, solo_codec
-from envs.asking import Asking, Decision
-from envs.tokens import PASS
+from cardtable.ai.bots import make_bot
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.games import config_from_dict
+from cardtable.engine.match import Match
+from cardtable.envs import scout_codec, solo_codec
+from cardtable.envs.asking import Asking, Decision
+from cardtable.envs.tokens import PASS
 
 CODECS: dict[str, ModuleType] = {"solo": solo_codec, "scout": scout_codec}
 EPISODES = ("round", "match")

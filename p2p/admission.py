@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from p2p import wire
-from p2p.wire import Append, AppendOk, Join, Propose
+from cardtable.p2p import wire
+from cardtable.p2p.wire import Append, AppendOk, Join, Propose
 
 if TYPE_CHECKING:
-    from p2p.peer import Addr, Peer
+    from cardtable.p2p.peer import Addr, Peer
 
 MEMBER: Final = "member"
 NEWCOMER: Final = "newcomer"

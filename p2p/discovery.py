@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.games import compact_config, config_from_dict
-from p2p import wire
+from cardtable.engine.games import compact_config, config_from_dict
+from cardtable.p2p import wire
 
 DISCOVERY_PORT = 47474
 """The well-known UDP port every peer listens on for beacons (shared with SO_REUSEPORT)."""

@@ -31,12 +31,12 @@ from typing import Any
 
 import asyncio_dgram
 
-from p2p import wire
-from p2p.discovery import DISCOVERY_PORT, Discovery, broadcast_addresses
-from p2p.identity import Identity
-from p2p.peer import BROADCAST
-from p2p.store import FileStore
-from p2p.table import OVER, TableState
+from cardtable.p2p import wire
+from cardtable.p2p.discovery import DISCOVERY_PORT, Discovery, broadcast_addresses
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.peer import BROADCAST
+from cardtable.p2p.store import FileStore
+from cardtable.p2p.table import OVER, TableState
 
 Addr = tuple[str, int]
 
@@ -463,7 +463,7 @@ class Home:
         """Move ``table.log`` to ``tables/`` (named by table id); returns where it went."""
         if not self.store_path.exists():
             return None
-        from p2p import wire
+        from cardtable.p2p import wire
         name = f"unknown-{int(time.time())}"
         with contextlib.suppress(OSError, ValueError, IndexError):
             first = FileStore(self.store_path).load().entries[0]

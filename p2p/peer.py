@@ -27,14 +27,14 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any
 
-from ai.bots import Bot, make_bot
-from engine.shuffle import Stream
-from p2p import admission, freshness, lobby, wire
-from p2p.discovery import encode_beacon
-from p2p.identity import Identity, verify
-from p2p.store import Store
-from p2p.table import BOT, HUMAN, OVER, PLAYING, SEEDING, Applied, Roster, TableState, commitment
-from p2p.wire import (
+from cardtable.ai.bots import Bot, make_bot
+from cardtable.engine.shuffle import Stream
+from cardtable.p2p import admission, freshness, lobby, wire
+from cardtable.p2p.discovery import encode_beacon
+from cardtable.p2p.identity import Identity, verify
+from cardtable.p2p.store import Store
+from cardtable.p2p.table import BOT, HUMAN, OVER, PLAYING, SEEDING, Applied, Roster, TableState, commitment
+from cardtable.p2p.wire import (
     APPEND_OK,
     JOIN,
     REDIRECT,

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2p.identity import Identity
-from p2p.peer import BROADCAST, Addr, Output, Peer, PeerEvent, Timeouts
-from p2p.store import MemoryStore, Store
-from p2p.wire import MAX_DATAGRAM
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.peer import BROADCAST, Addr, Output, Peer, PeerEvent, Timeouts
+from cardtable.p2p.store import MemoryStore, Store
+from cardtable.p2p.wire import MAX_DATAGRAM
 
 
 @dataclass(frozen=True)

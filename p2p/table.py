@@ -12,11 +12,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.games import config_from_dict
-from engine.match import Match
-from p2p.wire import Entry, WireError, check_payload
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.games import config_from_dict
+from cardtable.engine.match import Match
+from cardtable.p2p.wire import Entry, WireError, check_payload
 
 HUMAN, BOT, CPU = "human", "bot", "cpu"
 LOBBY, SEEDING, PLAYING, OVER = "lobby", "seeding", "playing", "over"

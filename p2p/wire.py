@@ -22,7 +22,7 @@ from typing import Any
 
 import msgpack
 
-from p2p.identity import verify
+from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
 VERSION = 2

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 
 @dataclass(frozen=True, slots=True)

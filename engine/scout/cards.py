@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 VALUES = range(1, 11)
 

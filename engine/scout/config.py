@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5

@@ -30,10 +30,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.match import snapshot_digest
-from engine.shuffle import Stream
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.match import snapshot_digest
+from cardtable.engine.shuffle import Stream
 
 from .actions import FLIP, KEEP, PASS, Action, Pass, Scout, ScoutShow, Show, TurnChoice
 from .cards import Card, deck_in_play, parse_card

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import ParseError
-from engine.solo.cards import COLOURS, Card, parse_card
+from cardtable.engine.errors import ParseError
+from cardtable.engine.solo.cards import COLOURS, Card, parse_card
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 COLOURS = ("R", "G", "B", "Y")
 COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue", "Y": "yellow"}

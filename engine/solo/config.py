@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from engine.errors import ParseError
+from cardtable.engine.errors import ParseError
 
 EDITIONS = ("classic", "anniversary")
 CALL_MODES = ("with_play", "window")

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.shuffle import Stream
-from engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple, multiples
-from engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
-from engine.solo.config import HAND_SIZE, SOLO_PENALTY, Config
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.shuffle import Stream
+from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple, multiples
+from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
+from cardtable.engine.solo.config import HAND_SIZE, SOLO_PENALTY, Config
 
 STACKABLE = ("d2", "wd4")
 SETTLED = ("gift", "swap", "pass")
@@ -714,7 +714,7 @@ class State:
         return state
 
     def digest(self) -> str:
-        from engine.match import snapshot_digest
+        from cardtable.engine.match import snapshot_digest
 
         return snapshot_digest(self.snapshot())
 

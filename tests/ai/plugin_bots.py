@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ai.bots import RandomBot
-from engine.shuffle import Stream
+from cardtable.ai.bots import RandomBot
+from cardtable.engine.shuffle import Stream
 
 
 class SpyBot(RandomBot):
@@ -56,7 +56,7 @@ class SloppyHeuristic:
     name = "sloppy"
 
     def __init__(self, seed: bytes, seat: int) -> None:
-        from ai.heuristic import HeuristicBot
+        from cardtable.ai.heuristic import HeuristicBot
 
         self.good = HeuristicBot(seed, seat)
         self.bad = RandomBot(seed, seat)

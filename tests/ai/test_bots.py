@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from ai.bots import make_bot
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.scout import State as ScoutState
-from engine.solo import Config as SoloConfig
-from engine.solo import State as SoloState
+from cardtable.ai.bots import make_bot
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.scout import State as ScoutState
+from cardtable.engine.solo import Config as SoloConfig
+from cardtable.engine.solo import State as SoloState
 
 BOTS = ["random", "heuristic", "ismcts:fast"]
 
@@ -66,7 +66,7 @@ def test_no_peeking(spec: str, twins: Any) -> None:
                                     SoloConfig.preset("classic", 2, pool=60), ScoutConfig(players=3)],
                          ids=lambda c: c.describe())
 def test_bots_finish_matches_with_legal_moves_and_repeat_themselves(spec: str, config: Any) -> None:
-    from ai.driver import play_match
+    from cardtable.ai.driver import play_match
 
     def play() -> tuple[list[tuple[int, str]], str]:
         match = Match(config, b"legal")

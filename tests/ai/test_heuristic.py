@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from ai.bots import RandomBot
-from ai.driver import play_match
-from ai.heuristic import HeuristicBot
-from engine.match import Match, match_seed
-from engine.scout import Config as ScoutConfig
-from engine.scout import State as ScoutState
-from engine.solo import Config as SoloConfig
-from engine.solo import State as SoloState
+from cardtable.ai.bots import RandomBot
+from cardtable.ai.driver import play_match
+from cardtable.ai.heuristic import HeuristicBot
+from cardtable.engine.match import Match, match_seed
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.scout import State as ScoutState
+from cardtable.engine.solo import Config as SoloConfig
+from cardtable.engine.solo import State as SoloState
 
 SEED = b"heuristic-tests"
 

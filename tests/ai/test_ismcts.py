@@ -6,14 +6,12 @@ from typing import Any
 
 import pytest
 
-from ai.bots import RandomBot
-from ai.driver import play_match
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.solo import Config as SoloConfig
-
-search_module = pytest.importorskip("ai._search", reason="the compiled search is built by 'pip install .'")
-search = search_module.search
+from cardtable.ai._search import search  # built by pip install: its absence is a failure, not a skip
+from cardtable.ai.bots import RandomBot
+from cardtable.ai.driver import play_match
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
 
 CONFIGS = [SoloConfig.preset("classic", 4), SoloConfig.preset("anniversary", 5),
            SoloConfig.preset("classic", 2), ScoutConfig(players=2), ScoutConfig(players=4),
@@ -81,7 +79,7 @@ def test_a_budget_is_required() -> None:
 
 def test_out_of_turn_root_may_wait_or_jump_in() -> None:
     """At an open jump-in window the searcher's answer is a legal jump-in or None (wait)."""
-    from engine.solo import State
+    from cardtable.engine.solo import State
 
     config = SoloConfig.preset("classic", 4)
     snap = Match(config, b"jump").state.snapshot()

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from ai.bots import bot_seed, make_bot, parse_bot_spec
-from ai.tournament import play_one, schedule
-from engine.errors import ParseError
-from engine.match import Match, match_seed
-from engine.solo import Config as SoloConfig
+from cardtable.ai.bots import bot_seed, make_bot, parse_bot_spec
+from cardtable.ai.tournament import play_one, schedule
+from cardtable.engine.errors import ParseError
+from cardtable.engine.match import Match, match_seed
+from cardtable.engine.solo import Config as SoloConfig
 from tests.ai.plugin_bots import SpyBot
 
 ROOT = Path(__file__).resolve().parents[2]

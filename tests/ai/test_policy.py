@@ -13,14 +13,14 @@ import random
 from typing import Any
 
 import pytest
-from ai._search import ScoutMirror, SoloMirror
 
-from ai import heuristic_scout, heuristic_solo
-from ai.heuristic import HeuristicBot
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.solo import Config as SoloConfig
-from engine.solo.actions import Play
+from cardtable.ai import heuristic_scout, heuristic_solo
+from cardtable.ai._search import ScoutMirror, SoloMirror
+from cardtable.ai.heuristic import HeuristicBot
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
+from cardtable.engine.solo.actions import Play
 
 
 def driver_next(match: Match, bots: list[HeuristicBot]) -> tuple[int, Any]:

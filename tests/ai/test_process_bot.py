@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.match_cmd import summary_table
+from cardtable.cli.match_cmd import summary_table
 from tests.cli.test_match_cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,10 +86,10 @@ def test_a_program_that_does_not_greet_is_refused_in_one_line(capsys: pytest.Cap
 def test_a_lan_seat_takes_a_program_bot_through_the_same_factory() -> None:
     import click
 
-    from ai.bots import make_bot
-    from cli.net_cmds import _auto
-    from engine.match import Match
-    from engine.solo import Config as SoloConfig
+    from cardtable.ai.bots import make_bot
+    from cardtable.cli.net_cmds import _auto
+    from cardtable.engine.match import Match
+    from cardtable.engine.solo import Config as SoloConfig
 
     spec = f"cmd:{sys.executable} {ROOT / 'examples' / 'json_bot.py'}"
     assert _auto(spec) == spec  # join/host --auto accept it

@@ -14,12 +14,12 @@ import random
 from typing import Any
 
 import pytest
-from ai._search import ScoutInfoSet, ScoutMirror
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.scout import Config, State, new_round, parse_card
-from engine.scout.cards import deck_in_play
+from cardtable.ai._search import ScoutInfoSet, ScoutMirror
+from cardtable.engine.scout import Config, State, new_round, parse_card
+from cardtable.engine.scout.cards import deck_in_play
 
 #: Snapshot keys a seat sees in full (a sample must reproduce them).
 PUBLIC_KEYS = "round phase turn flipped active owner captured chips scout_show exempt".split()

@@ -21,14 +21,14 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from ai._search import SoloInfoSet, SoloMirror
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.shuffle import Stream
-from engine.solo import Config, State, new_round, parse_action
-from engine.solo.actions import Play
-from engine.solo.cards import Card, deck, parse_card
+from cardtable.ai._search import SoloInfoSet, SoloMirror
+from cardtable.engine.shuffle import Stream
+from cardtable.engine.solo import Config, State, new_round, parse_action
+from cardtable.engine.solo.actions import Play
+from cardtable.engine.solo.cards import Card, deck, parse_card
 
 # (edition, players, options, rounds, step cap per round)
 CASES: list[tuple[str, int, dict[str, Any], int, int]] = [
@@ -449,7 +449,7 @@ def test_the_jump_in_window_at_a_setup_without_a_number_card_rule_1_8_16(monkeyp
     """RULES.md 1.8.16: the setup ran out of cards; the mirror offers the same jump-ins."""
     only_actions = [parse_card(t) for t in
                     "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
-    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    monkeypatch.setattr("cardtable.engine.solo.state.deck", lambda gifts, protection: list(only_actions))
     jumps = 0
     for i in range(40):
         state = new_round(Config.preset("classic", 2), b"jump%d" % i, 0)

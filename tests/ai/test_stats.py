@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ai.stats import pairs, rate_interval, summarize, t_quantile
-from ai.tournament import run, schedule
-from engine.scout import Config as ScoutConfig
+from cardtable.ai.stats import pairs, rate_interval, summarize, t_quantile
+from cardtable.ai.tournament import run, schedule
+from cardtable.engine.scout import Config as ScoutConfig
 
 IDENTICAL = ["a=random", "b=random", "c=random", "d=random"]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from cli.main import main
-from p2p.peer import Peer
+from cardtable.cli.main import main
+from cardtable.p2p.peer import Peer
 
 
 class Built(Exception):

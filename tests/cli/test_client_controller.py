@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from cli.controller import Controller, LocalSession, Note, words
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.solo import Config as SoloConfig
+from cardtable.cli.controller import Controller, LocalSession, Note, words
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
 
 DRAW = "R1 R2 R3 G4 G5 B6 B7 Y8 Y9 R9 G1 G2"
 
@@ -402,7 +402,7 @@ def test_hint_never_fails_even_where_the_search_cannot_sample() -> None:
 def plain(match: Match) -> tuple[LocalSession, Any, Any, Any]:
     import io
 
-    from cli.plain import PlainClient
+    from cardtable.cli.plain import PlainClient
 
     session, c = client(match)
     out, err = io.StringIO(), io.StringIO()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CARDTABLE = [sys.executable, "-c", "from cli.main import main; main()"]
+CARDTABLE = [sys.executable, "-c", "from cardtable.cli.main import main; main()"]
 DIGEST = re.compile(r"^digest: ([0-9a-f]{64})$", re.M)
 PROMPT = re.compile(r"^your turn \(seat (\d+)\): (\d+) moves?: (.*)$")
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from textual.widgets import Markdown, Static
 
-from cli.controller import Controller, LocalSession
-from cli.help_screen import HelpScreen
-from cli.plain import PlainClient
-from cli.rules import rules_path
-from cli.tui import TableApp
-from engine.match import Match
+from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.help_screen import HelpScreen
+from cardtable.cli.plain import PlainClient
+from cardtable.cli.rules import rules_path
+from cardtable.cli.tui import TableApp
+from cardtable.engine.match import Match
 from tests.cli.test_client_controller import client, scout_match, solo_match
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,11 +11,11 @@ from typing import Any
 
 from textual.widgets import Static
 
-from cli.controller import Controller, NetSession
-from cli.plain import PlainClient
-from cli.tui import TableApp
-from engine.solo import Config as SoloConfig
-from p2p.simnet import SimNet
+from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.plain import PlainClient
+from cardtable.cli.tui import TableApp
+from cardtable.engine.solo import Config as SoloConfig
+from cardtable.p2p.simnet import SimNet
 
 
 def lobby() -> tuple[SimNet, Any, NetSession]:

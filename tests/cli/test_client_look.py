@@ -11,10 +11,10 @@ from rich.segment import Segment
 from textual.style import Style
 from textual.widget import Widget
 
-from cli.cards import STYLES
-from cli.controller import Controller, LocalSession
-from cli.tui import TableApp
-from engine.match import Match
+from cardtable.cli.cards import STYLES
+from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.tui import TableApp
+from cardtable.engine.match import Match
 from tests.cli.test_client_controller import scout_match, solo_match
 
 

@@ -11,11 +11,11 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList, RichLog, Static
 
-from cli.controller import Controller, LocalSession
-from cli.tui import TableApp
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.solo import Config as SoloConfig
+from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.tui import TableApp
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
 from tests.cli.test_client_controller import scout_match, solo_match, view
 
 HOT_KEYS = {"j", "s", "c", "p", "d", "f", "k"}
@@ -218,11 +218,11 @@ def test_hint_key_says_what_a_computer_player_would_do() -> None:
 def test_the_table_over_the_p2p_stack_on_loopback() -> None:
     """``NetSession``: a private table on a real UDP socket (as ``cardtable play`` opens it); moves
     go through the peer's log and the computer players answer through it."""
-    from cli.controller import NetSession
-    from p2p.identity import Identity
-    from p2p.node import Node
-    from p2p.peer import Peer
-    from p2p.store import MemoryStore
+    from cardtable.cli.controller import NetSession
+    from cardtable.p2p.identity import Identity
+    from cardtable.p2p.node import Node
+    from cardtable.p2p.peer import Peer
+    from cardtable.p2p.store import MemoryStore
 
     async def main() -> None:
         node = Node(host="127.0.0.1", listen_discovery=False, broadcast=["127.0.0.1"])

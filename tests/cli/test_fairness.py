@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from ai.bots import ForgetsCalls, make_bot, parse_bot_spec, with_forget
-from cli.controller import Controller, LocalSession, Note
-from cli.main import main
-from cli.tui import TableApp
-from engine.errors import ParseError
+from cardtable.ai.bots import ForgetsCalls, make_bot, parse_bot_spec, with_forget
+from cardtable.cli.controller import Controller, LocalSession, Note
+from cardtable.cli.main import main
+from cardtable.cli.tui import TableApp
+from cardtable.engine.errors import ParseError
 from tests.cli.test_client_controller import client, solo_match
 
 
@@ -112,7 +112,7 @@ def test_play_takes_a_forget_rate_and_rejects_a_bad_one(capsys: pytest.CaptureFi
 def test_plain_a_typed_jump_in_that_lost_its_race_is_told() -> None:
     import io
 
-    from cli.plain import PlainClient
+    from cardtable.cli.plain import PlainClient
 
     session, c = client(race())
     out, err = io.StringIO(), io.StringIO()

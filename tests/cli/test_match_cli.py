@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from engine.log import replay
+from cardtable.cli.main import main
+from cardtable.engine.log import replay
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -21,7 +21,7 @@ ARGS = ("match", "scout", "--players", "3", "--games", "40", "--seed", "21", "--
 
 def start(*argv: str) -> subprocess.Popen[bytes]:
     """``cardtable ARGV`` as a real process of its own."""
-    code = "from cli.main import main; main()"
+    code = "from cardtable.cli.main import main; main()"
     return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from engine.match import Match
-from engine.solo import Config as SoloConfig
+from cardtable.cli.main import main
+from cardtable.engine.match import Match
+from cardtable.engine.solo import Config as SoloConfig
 
 ROOT = Path(__file__).resolve().parents[2]
-CARDTABLE = [sys.executable, "-c", "from cli.main import main; main()"]
+CARDTABLE = [sys.executable, "-c", "from cardtable.cli.main import main; main()"]
 PROMPT = re.compile(r"^your turn \(seat 0\): \d+ moves?: (\S+)")
 
 
@@ -122,11 +122,11 @@ def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Pat
 
     from textual.widgets import OptionList, Static
 
-    from cli.controller import Controller, NetSession
-    from cli.tui import TableApp
-    from p2p.identity import Identity
-    from p2p.peer import Peer, Timeouts
-    from p2p.store import FileStore
+    from cardtable.cli.controller import Controller, NetSession
+    from cardtable.cli.tui import TableApp
+    from cardtable.p2p.identity import Identity
+    from cardtable.p2p.peer import Peer, Timeouts
+    from cardtable.p2p.store import FileStore
 
     me, store = Identity.generate(), tmp_path / "table.log"
     first = Peer.host(me, FileStore(store), SoloConfig.preset("classic", 3), "you", 2, now=0.0,

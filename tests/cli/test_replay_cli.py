@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
+from cardtable.cli.main import main
 from tests.cli.test_match_cli import run
 
 
@@ -59,7 +59,7 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_log_cut_between_two_entries_fails(capsys: pytest.CaptureFixture[str], log_file: Path) -> None:
-    from engine.log import replay as replay_log
+    from cardtable.engine.log import replay as replay_log
 
     data = log_file.read_bytes()
     whole = replay_log(data)
@@ -101,7 +101,7 @@ def test_shell_completion_as_the_readme_says() -> None:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root), "COMP_WORDS": "cardtable ga", "COMP_CWORD": "1",
            "_CARDTABLE_COMPLETE": "bash_complete"}
-    done = subprocess.run([sys.executable, "-c", "from cli.main import main; main()"], env=env, cwd=root,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", "from cardtable.cli.main import main; main()"], env=env,
+                          cwd=root, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["plain,games"]
     assert '_CARDTABLE_COMPLETE=bash_source cardtable' in (root / "README.md").read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cli.main import main
+from cardtable.cli.main import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

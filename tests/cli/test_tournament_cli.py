@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.tournament_cmd import rating_table
+from cardtable.cli.tournament_cmd import rating_table
 from tests.cli.test_match_cli import run
 
 

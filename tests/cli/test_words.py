@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cli.controller import Note, words
-from cli.words import plural
+from cardtable.cli.controller import Note, words
+from cardtable.cli.words import plural
 
 NAMES = ["you", "cpu 1", "cpu 2"]
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalAction
-from engine.solo import Config, State, parse_action
-from engine.solo.actions import Catch
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.solo import Config, State, parse_action
+from cardtable.engine.solo.actions import Catch
 
 
 def position(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from ai import make_bot, play_match
-from engine.errors import IllegalAction
-from engine.log import DIGEST_BYTES, encode_log, replay
-from engine.match import Match
-from engine.scout import Config as ScoutConfig
-from engine.solo import Config as SoloConfig
+from cardtable.ai import make_bot, play_match
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.log import DIGEST_BYTES, encode_log, replay
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
 
 CONFIGS = [SoloConfig.preset("classic", 3), SoloConfig.preset("anniversary", 4), ScoutConfig(players=3),
            ScoutConfig(players=2, voluntary_pass=True)]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import ParseError
-from engine.scout import (
+from cardtable.engine.errors import ParseError
+from cardtable.engine.scout import (
     Card,
     Pass,
     Scout,

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalAction
-from engine.scout import (
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.scout import (
     Config,
     Scout,
     ScoutShow,
@@ -21,7 +21,7 @@ from engine.scout import (
     parse_action,
     parse_card,
 )
-from engine.scout.cards import deck_in_play
+from cardtable.engine.scout.cards import deck_in_play
 
 MAX_ACTIONS = 5000  # random rounds take a few hundred actions at most in practice
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalAction, ParseError
-from engine.game import Event
-from engine.games import game_module
-from engine.match import Match, snapshot_digest
-from engine.scout import (
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.game import Event
+from cardtable.engine.games import game_module
+from cardtable.engine.match import Match, snapshot_digest
+from cardtable.engine.scout import (
     Card,
     Config,
     Scout,
@@ -27,8 +27,8 @@ from engine.scout import (
     parse_action,
     parse_card,
 )
-from engine.scout.cards import DECK, deck_in_play
-from engine.shuffle import Stream
+from cardtable.engine.scout.cards import DECK, deck_in_play
+from cardtable.engine.shuffle import Stream
 
 FLIP, KEEP = TurnChoice(True), TurnChoice(False)
 
@@ -661,7 +661,7 @@ def test_voluntary_pass_is_a_two_player_option_in_the_plain_form_rule_2_7_4() ->
         Config(3, voluntary_pass=True)
     with pytest.raises(ParseError, match="true or false"):
         Config.from_dict({"game": "scout", "players": 2, "voluntary_pass": 1})
-    from engine.games import compact_config, config_from_dict
+    from cardtable.engine.games import compact_config, config_from_dict
 
     assert compact_config(cfg) == cfg.to_dict() and config_from_dict(compact_config(cfg)) == cfg
     assert compact_config(Config(2)) == {"game": "scout", "players": 2}

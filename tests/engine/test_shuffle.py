@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from engine.shuffle import Stream, below, shuffle, words
+from cardtable.engine.shuffle import Stream, below, shuffle, words
 
 
 def reference_words(seed: bytes, label: str, count: int) -> list[int]:

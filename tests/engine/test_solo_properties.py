@@ -8,13 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalAction
-from engine.log import encode_log, replay
-from engine.match import Match
-from engine.shuffle import Stream
-from engine.solo import Config, State, deck, new_round, parse_action
-from engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Catch, Play
-from engine.solo.cards import FACES
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.log import encode_log, replay
+from cardtable.engine.match import Match
+from cardtable.engine.shuffle import Stream
+from cardtable.engine.solo import Config, State, deck, new_round, parse_action
+from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Catch, Play
+from cardtable.engine.solo.cards import FACES
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 configs = st.builds(lambda e, n: Config.preset(e, n), st.sampled_from(["classic", "anniversary"]),

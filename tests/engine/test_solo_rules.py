@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalAction, ParseError
-from engine.match import Match
-from engine.shuffle import shuffle
-from engine.solo import Config, State, deck, new_round, parse_action, parse_card
-from engine.solo.cards import FACES, hand_points
+from cardtable.engine.errors import IllegalAction, ParseError
+from cardtable.engine.match import Match
+from cardtable.engine.shuffle import shuffle
+from cardtable.engine.solo import Config, State, deck, new_round, parse_action, parse_card
+from cardtable.engine.solo.cards import FACES, hand_points
 from tests.engine.solo_helpers import act, cards, hand, legal, moves, position, refused, top
 
 SEED = b"rules"
@@ -172,7 +172,7 @@ def test_no_number_card_at_setup_means_any_card_fits_the_first_play(monkeypatch:
     only_actions = [parse_card(t) for t in
                     "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap wild pass".split()] * 2
 
-    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    monkeypatch.setattr("cardtable.engine.solo.state.deck", lambda gifts, protection: list(only_actions))
     state = new_round(Config.preset("classic", 2), SEED, 0)
     assert state.draw == [] and len(state.discard) == 4
     assert not state.top.number
@@ -189,7 +189,7 @@ def test_the_jump_in_window_opens_on_the_card_left_on_top_rule_1_8_16(monkeypatc
     as any laid card does: seat 0, not to move, jumps in with its twin."""
     only_actions = [parse_card(t) for t in
                     "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
-    monkeypatch.setattr("engine.solo.state.deck", lambda gifts, protection: list(only_actions))
+    monkeypatch.setattr("cardtable.engine.solo.state.deck", lambda gifts, protection: list(only_actions))
     for i in range(200):
         state = new_round(Config.preset("classic", 2), b"jump%d" % i, 0)
         if state.top in state.hands[0]:

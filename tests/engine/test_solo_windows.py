@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import IllegalAction
-from engine.solo import Config, State, new_round, parse_action, parse_card
+from cardtable.engine.errors import IllegalAction
+from cardtable.engine.solo import Config, State, new_round, parse_action, parse_card
 from tests.engine.solo_helpers import act, cards, hand, legal, moves, position, refused, top
 
 SEED = b"windows"

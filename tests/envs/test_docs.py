@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("pyspiel", reason="needs the envs extra (pip install -e '.[envs]')")
 
-from envs import scout_codec, solo_codec  # noqa: E402
+from cardtable.envs import scout_codec, solo_codec  # noqa: E402
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "envs.md").read_text()
 

@@ -13,9 +13,9 @@ pyspiel = pytest.importorskip("pyspiel", reason="needs the envs extra (pip insta
 import numpy as np  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-import envs.openspiel_games  # noqa: E402,F401  (registers the games)
-from engine.scout.cards import DECK  # noqa: E402
-from engine.solo.cards import deck  # noqa: E402
+import cardtable.envs.openspiel_games  # noqa: E402,F401  (registers the games)
+from cardtable.engine.scout.cards import DECK  # noqa: E402
+from cardtable.engine.solo.cards import deck  # noqa: E402
 
 
 def play_random(state, rng: np.random.Generator, check=None):  # type: ignore[no-untyped-def]
@@ -193,7 +193,7 @@ def test_cardtable_bots_fill_openspiel_seats(name: str, params: dict, specs: lis
     """OpenSpiel's own bot runner plays a whole round between cardtable bots."""
     from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
-    from envs.openspiel_bots import CardtableBot
+    from cardtable.envs.openspiel_bots import CardtableBot
 
     game = pyspiel.load_game(name, params)
     bots = [CardtableBot(seat, spec) for seat, spec in enumerate(specs)]
@@ -205,9 +205,9 @@ def test_cardtable_bots_fill_openspiel_seats(name: str, params: dict, specs: lis
 
 def _engine_round(game: str, config, seed: bytes):  # type: ignore[no-untyped-def]
     """The first round of a headless random-bot match: its (seat, action) entries."""
-    from ai.bots import make_bot
-    from ai.driver import play_match
-    from engine.match import Match
+    from cardtable.ai.bots import make_bot
+    from cardtable.ai.driver import play_match
+    from cardtable.engine.match import Match
 
     bots = [make_bot("random", seed, s) for s in range(config.players)]
     entries = play_match(Match(config, seed), bots).entries
@@ -229,15 +229,15 @@ def test_an_engine_round_replayed_through_chance_nodes_gives_the_same_positions(
                                                                                   params: dict) -> None:
     """The engine's own deal and draws, fed as chance outcomes, with the engine's actions said
     as tokens: the OpenSpiel round equals the engine's round after every action."""
-    from engine.match import match_seed
-    from engine.shuffle import Stream
-    from engine.solo.cards import deck as solo_cards
-    from envs.table import CODECS
+    from cardtable.engine.match import match_seed
+    from cardtable.engine.shuffle import Stream
+    from cardtable.engine.solo.cards import deck as solo_cards
+    from cardtable.envs.table import CODECS
 
     osp = pyspiel.load_game(f"cardtable_{game}", params)
     config, codec = osp.config, CODECS[game]
     seed = match_seed(9, 0)
-    module = importlib.import_module(f"engine.{game}")
+    module = importlib.import_module(f"cardtable.engine.{game}")
     truth = module.new_round(config, seed, 0)
     state = osp.new_initial_state()
     if game == "solo":

@@ -10,13 +10,13 @@ pytest.importorskip("pettingzoo", reason="needs the envs extra (pip install -e '
 import numpy as np  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
-from ai.bots import make_bot  # noqa: E402
-from ai.driver import play_match  # noqa: E402
-from engine.errors import IllegalAction, ParseError  # noqa: E402
-from engine.match import Match, match_seed  # noqa: E402
-from envs import solo_codec  # noqa: E402
-from envs.pettingzoo_env import scout_env, solo_env  # noqa: E402
-from envs.table import make_config  # noqa: E402
+from cardtable.ai.bots import make_bot  # noqa: E402
+from cardtable.ai.driver import play_match  # noqa: E402
+from cardtable.engine.errors import IllegalAction, ParseError  # noqa: E402
+from cardtable.engine.match import Match, match_seed  # noqa: E402
+from cardtable.envs import solo_codec  # noqa: E402
+from cardtable.envs.pettingzoo_env import scout_env, solo_env  # noqa: E402
+from cardtable.envs.table import make_config  # noqa: E402
 from tests.envs.helpers import run_random  # noqa: E402
 
 MAKERS = {

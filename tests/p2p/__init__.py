@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine.match import Match
-from p2p.peer import Peer
-from p2p.simnet import Node, SimNet
-from p2p.table import TableState
+from cardtable.engine.match import Match
+from cardtable.p2p.peer import Peer
+from cardtable.p2p.simnet import Node, SimNet
+from cardtable.p2p.table import TableState
 
 
 def build(net: SimNet, config: Any, peers: int, cpu: int, *, auto: str | None = "random",

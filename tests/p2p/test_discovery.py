@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from engine.games import config_from_dict
-from p2p import wire
-from p2p.discovery import (
+from cardtable.engine.games import config_from_dict
+from cardtable.p2p import wire
+from cardtable.p2p.discovery import (
     BEACON_TTL,
     LOOPBACK_BROADCAST,
     Beacon,
@@ -26,9 +26,9 @@ from p2p.discovery import (
     parse_hostport,
     parse_ip_json,
 )
-from p2p.identity import Identity
-from p2p.node import send_beacons
-from p2p.peer import Output, PeerEvent
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.node import send_beacons
+from cardtable.p2p.peer import Output, PeerEvent
 from tests.p2p.test_processes import Procs, procs, wait_until  # noqa: F401 - procs is a fixture
 
 HOST = Identity.from_seed(bytes(32))
@@ -219,7 +219,7 @@ def free_udp_port() -> int:
 
 def test_two_listeners_on_one_port_both_hear_loopback_beacons() -> None:
     """Shared-port reuse: every discovery socket on the host hears every beacon."""
-    from p2p.node import DiscoveryListener
+    from cardtable.p2p.node import DiscoveryListener
 
     port = free_udp_port()
 
@@ -287,7 +287,7 @@ class StandIn:
 
 def test_a_node_survives_failed_sends_and_keeps_its_timer() -> None:
     """A datagram the kernel refuses (EMSGSIZE) is counted; the next ones still go out."""
-    from p2p.node import Node
+    from cardtable.p2p.node import Node
 
     async def scenario() -> tuple[StandIn, StandIn, Any, int]:
         receiver = Node(host="127.0.0.1", listen_discovery=False, broadcast=[LOOPBACK_BROADCAST])
@@ -316,8 +316,8 @@ def test_a_node_survives_failed_sends_and_keeps_its_timer() -> None:
 
 def test_broadcasts_go_to_every_discovery_socket_on_the_host() -> None:
     """``BROADCAST`` in a peer's output reaches the peers of every node listening on the port."""
-    from p2p.node import Node
-    from p2p.peer import BROADCAST
+    from cardtable.p2p.node import Node
+    from cardtable.p2p.peer import BROADCAST
 
     port = free_udp_port()
 
@@ -342,7 +342,7 @@ def test_broadcasts_go_to_every_discovery_socket_on_the_host() -> None:
 
 
 def test_a_node_turns_beacons_into_tables() -> None:
-    from p2p.node import Node
+    from cardtable.p2p.node import Node
 
     port = free_udp_port()
 
@@ -359,8 +359,8 @@ def test_a_node_turns_beacons_into_tables() -> None:
 
 
 def test_a_flood_of_made_up_tables_costs_bounded_memory_and_no_verification_once_full() -> None:
-    from p2p import wire as w
-    from p2p.discovery import MAX_TABLES
+    from cardtable.p2p import wire as w
+    from cardtable.p2p.discovery import MAX_TABLES
 
     disc = Discovery()
     calls = 0

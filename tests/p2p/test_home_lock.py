@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.node import Home, HomeBusy
+from cardtable.p2p.node import Home, HomeBusy
 
 
 def test_a_home_is_held_by_one_process_at_a_time(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_a_second_cardtable_on_one_home_is_a_one_line_error(tmp_path: Path) -> N
         Home(tmp_path / "h").lock()  # flock is per open file: a second holder in one process fails too
     env = {**os.environ, "CARDTABLE_HOME": str(tmp_path / "h")}
     table = "00112233445566778899aabbccddeeff@127.0.0.1:9"
-    out = subprocess.run([sys.executable, "-c", "from cli.main import main; main()", "join", table,
+    out = subprocess.run([sys.executable, "-c", "from cardtable.cli.main import main; main()", "join", table,
                           "--auto", "random", "--home", str(tmp_path / "h")],
                          capture_output=True, text=True, timeout=60, env=env,
                          cwd=Path(__file__).resolve().parents[2])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.identity import Identity, default_path, verify
+from cardtable.p2p.identity import Identity, default_path, verify
 
 
 def test_sign_and_verify() -> None:

@@ -12,14 +12,14 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import scout, solo
-from engine.match import Match
-from p2p import wire
-from p2p.identity import Identity
-from p2p.peer import BROADCAST, Peer
-from p2p.simnet import Faults, Node, SimNet
-from p2p.store import FileStore
-from p2p.table import CPU, SEED_DOMAIN
+from cardtable.engine import scout, solo
+from cardtable.engine.match import Match
+from cardtable.p2p import wire
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.peer import BROADCAST, Peer
+from cardtable.p2p.simnet import Faults, Node, SimNet
+from cardtable.p2p.store import FileStore
+from cardtable.p2p.table import CPU, SEED_DOMAIN
 from tests.p2p import all_over, build, check_replicas, leader, live
 
 LOSSY = Faults(loss=0.1, dup=0.1, reorder=0.1)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from engine import scout, solo
-from p2p.peer import Peer
-from p2p.simnet import Faults, SimNet
-from p2p.wire import MAX_DATAGRAM
+from cardtable.engine import scout, solo
+from cardtable.p2p.peer import Peer
+from cardtable.p2p.simnet import Faults, SimNet
+from cardtable.p2p.wire import MAX_DATAGRAM
 from tests.p2p import all_over, build, check_replicas, live
 
 RATES = (0.0, 0.1, 0.2, 0.3)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2p.store import FileStore, MemoryStore, Store
+from cardtable.p2p.store import FileStore, MemoryStore, Store
 
 
 def fill(store: Store) -> None:
@@ -85,7 +85,7 @@ def test_only_the_commit_index_and_addresses_skip_the_fsync(tmp_path: Path,
     """Raft needs the term, the vote and the entries stable before it answers; the commit
     index (written on every commit) need not be, nor the relayed addresses."""
     synced: list[int] = []
-    monkeypatch.setattr("p2p.store.os.fsync", lambda fd: synced.append(fd))
+    monkeypatch.setattr("cardtable.p2p.store.os.fsync", lambda fd: synced.append(fd))
     path = tmp_path / "t.log"
     store = FileStore(path)
 

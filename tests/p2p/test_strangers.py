@@ -8,12 +8,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from engine import scout
-from p2p import wire
-from p2p.identity import Identity
-from p2p.peer import Peer
-from p2p.simnet import Faults, Node, SimNet
-from p2p.store import MemoryStore
+from cardtable.engine import scout
+from cardtable.p2p import wire
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.peer import Peer
+from cardtable.p2p.simnet import Faults, Node, SimNet
+from cardtable.p2p.store import MemoryStore
 from tests.p2p import all_over, build, check_replicas, leader, live
 
 EVE = Identity.from_seed(b"eve!" * 8)

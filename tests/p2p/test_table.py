@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from engine import scout, solo
-from p2p import wire
-from p2p.identity import Identity
-from p2p.table import BOT, CPU, HUMAN, SEED_DOMAIN, TableState, commitment
+from cardtable.engine import scout, solo
+from cardtable.p2p import wire
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.table import BOT, CPU, HUMAN, SEED_DOMAIN, TableState, commitment
 
 TID = b"T" * 16
 HOST, ANN, BOB, EVE = (Identity.from_seed(bytes([i]) * 32) for i in range(1, 5))

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from engine import scout, solo
-from engine.match import Match
-from p2p import wire
-from p2p.peer import Addr, Timeouts
-from p2p.simnet import Faults, Node, SimNet
+from cardtable.engine import scout, solo
+from cardtable.engine.match import Match
+from cardtable.p2p import wire
+from cardtable.p2p.peer import Addr, Timeouts
+from cardtable.p2p.simnet import Faults, Node, SimNet
 from tests.p2p import build, check_replicas, leader, live
 
 
@@ -64,8 +64,8 @@ def test_a_new_sequencer_does_not_resend_what_its_followers_hold(seed: int) -> N
 
 RUN_ONE = """
 import sys
-from engine import solo
-from p2p.simnet import Faults, SimNet
+from cardtable.engine import solo
+from cardtable.p2p.simnet import Faults, SimNet
 from tests.p2p import all_over, build, check_replicas, live
 net = SimNet(5, Faults(loss=0.2, dup=0.1, reorder=0.1))
 nodes = build(net, solo.Config.preset("anniversary", 5, threshold=1), 5, 0)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p import wire
-from p2p.identity import Identity
-from p2p.wire import WireError
+from cardtable.p2p import wire
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.wire import WireError
 
 ME = Identity.from_seed(b"w" * 32)
 TID = b"t" * 16
