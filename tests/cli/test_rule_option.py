@@ -6,14 +6,7 @@ import json
 
 import pytest
 
-from cardtable.cli.main import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(exit_info.value.code or 0), out, err
+from tests.cli.test_match_cli import run
 
 
 def test_a_scout_option_reaches_the_config_and_its_games(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -105,15 +106,8 @@ def test_parameters_reach_the_engine_config() -> None:
         pyspiel.load_game("cardtable_solo", {"players": 12})
 
 
-@pytest.mark.parametrize("name,params", [("cardtable_solo", {"players": 2, "max_actions": 25}),
-                                         ("cardtable_scout", {"players": 3, "max_actions": 25})])
-def test_openspiel_mcts_plays_each_game(name: str, params: dict) -> None:
-    """A training-free smoke test: OpenSpiel's MCTS bot (random rollouts) plays seat 0."""
-    game = pyspiel.load_game(name, params)
-    rs = np.random.RandomState(0)
-    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=6,
-                       evaluator=mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
-    rng = np.random.default_rng(0)
+def play_out(game: Any, bot: Any, rng: Any) -> Any:
+    """A whole game: ``bot`` plays seat 0 (each move legal), chance and the rest at random."""
     state = game.new_initial_state()
     searched = 0
     while not state.is_terminal():
@@ -128,6 +122,18 @@ def test_openspiel_mcts_plays_each_game(name: str, params: dict) -> None:
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     assert searched > 0
+    return state
+
+
+@pytest.mark.parametrize("name,params", [("cardtable_solo", {"players": 2, "max_actions": 25}),
+                                         ("cardtable_scout", {"players": 3, "max_actions": 25})])
+def test_openspiel_mcts_plays_each_game(name: str, params: dict) -> None:
+    """A training-free smoke test: OpenSpiel's MCTS bot (random rollouts) plays seat 0."""
+    game = pyspiel.load_game(name, params)
+    rs = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=6,
+                       evaluator=mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
+    state = play_out(game, bot, np.random.default_rng(0))
     assert len(state.returns()) == game.num_players()
 
 
@@ -168,20 +174,7 @@ def test_openspiel_ismcts_plays_each_game(name: str, params: dict) -> None:
     rs = np.random.RandomState(1)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, 4, random_state=rs,
                            allow_inconsistent_action_sets=True)
-    state = game.new_initial_state()
-    searched = 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rs.choice(outcomes, p=probs)))
-        elif state.current_player() == 0:
-            action = bot.step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
-            searched += 1
-        else:
-            state.apply_action(int(rs.choice(state.legal_actions())))
-    assert searched > 0
+    assert play_out(game, bot, rs).is_terminal()
 
 
 @pytest.mark.parametrize("name,params,specs", [
