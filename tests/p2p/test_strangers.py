@@ -99,11 +99,17 @@ def _replay_from(net: SimNet, trace: list[tuple[float, Any, Any, bytes]], src: A
         net.inject(dst, data, at if at is not None else src, start + i / per_second)
 
 
-def test_replays_from_another_host_never_move_an_address_and_the_match_finishes() -> None:
-    net = SimNet(23, record=True)
+def recorded_match_under_way(seed: int) -> tuple[SimNet, list[Node]]:
+    """Three peers whose SCOUT match is past its tenth entry, every datagram recorded."""
+    net = SimNet(seed, record=True)
     nodes = build(net, scout.Config(players=3), 3, 0)
     assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
                    limit=120)
+    return net, nodes
+
+
+def test_replays_from_another_host_never_move_an_address_and_the_match_finishes() -> None:
+    net, nodes = recorded_match_under_way(23)
     assert net.trace is not None
     for n in nodes:  # every member's captured APPENDs, APPEND_OKs, votes... resent by Eve at 10/s each
         _replay_from(net, list(net.trace), n.addr, EVE_ADDR, 20)
@@ -123,10 +129,7 @@ def test_replays_from_another_host_never_move_an_address_and_the_match_finishes(
 
 
 def test_a_dead_sequencers_replayed_heartbeats_do_not_keep_it_alive() -> None:
-    net = SimNet(24, record=True)
-    nodes = build(net, scout.Config(players=3), 3, 0)
-    assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
-                   limit=120)
+    net, nodes = recorded_match_under_way(24)
     seq = leader(net)
     assert seq is not None and net.trace is not None
     boss = next(n for n in nodes if n.peer is seq)
@@ -140,10 +143,7 @@ def test_a_dead_sequencers_replayed_heartbeats_do_not_keep_it_alive() -> None:
 
 
 def test_a_replay_after_a_restart_is_refused_too() -> None:
-    net = SimNet(25, record=True)
-    nodes = build(net, scout.Config(players=3), 3, 0)
-    assert net.run(lambda: all(p.table.phase == "playing" and p.commit_index > 10 for p in live(net)),
-                   limit=120)
+    net, nodes = recorded_match_under_way(25)
     assert net.trace is not None
     trace = list(net.trace)
     victim = next(n for n in nodes if n.peer is not None and not n.peer.is_sequencer)
