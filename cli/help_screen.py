@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Markdown
 
-from cardtable.cli.rules import TABLE_KEYS, rules_text
+from cardtable.cli.rules import rules_text, table_keys
 
 
 class HelpScreen(ModalScreen[None]):
@@ -35,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         rules = rules_text(self.game) if self.game else "The rules show once the cards are dealt."
         with VerticalScroll(id="help"):
-            yield Markdown(TABLE_KEYS + "\n" + rules, id="rules")
+            yield Markdown(table_keys(self.game) + "\n" + rules, id="rules")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -7,24 +7,27 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
-TABLE_KEYS = """\
-## Keys at the table
+# (games the key belongs to, key, what it does); "" = every game
+_KEYS = [
+    ("", "↑ ↓ Enter", "choose a move from the list (and the Wild's colour, the target, the cards ...)"),
+    ("", "Esc", "back out of a move being built"),
+    ("solo", "`j`", "jump in with the identical card"),
+    ("solo", "`s`", "SOLO! (a late call, or the call that goes with your next play)"),
+    ("solo", "`c`", "catch a player who did not call SOLO"),
+    ("solo", "`p` / `d`", "play a Protection / decline"),
+    ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
+    ("", "`h`", "a hint: what the search would do"),
+    ("", "`?` or F1", "these rules and keys (Esc closes)"),
+    ("", "`q`", "leave (twice: a computer player takes your seat)"),
+]
 
-| key | what it does |
-|---|---|
-| ↑ ↓ Enter | choose a move from the list (and the Wild's colour, the target, the cards ...) |
-| Esc | back out of a move being built |
-| `j` | jump in with the identical card |
-| `s` | SOLO! (a late call, or the call that goes with your next play) |
-| `c` | catch a player who did not call SOLO |
-| `p` / `d` | play a Protection / decline |
-| `f` / `k` | SCOUT: flip or keep your whole hand at the start of a round |
-| `h` | a hint: what the search would do |
-| `?` or F1 | these rules and keys (Esc closes) |
-| `q` | leave (twice: a computer player takes your seat) |
 
-Hot keys show in the footer only while they are legal.
-"""
+def table_keys(game: str) -> str:
+    """The keys of the table as Markdown: those of ``game`` (``solo``/``scout``), or all of them
+    before the deal (empty ``game``)."""
+    rows = [f"| {key} | {text} |" for games, key, text in _KEYS if not game or not games or games == game]
+    return "\n".join(["## Keys at the table", "", "| key | what it does |", "|---|---|", *rows, "",
+                      "Hot keys show in the footer only while they are legal.", ""])
 
 
 def rules_path(game: str) -> Path:

@@ -46,12 +46,16 @@ def test_question_mark_opens_the_solo_rules_and_the_keys() -> None:
     text, closed = help_text("question_mark", solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
     assert "# SOLO: how to play" in text and "Jump in" in text
     assert "Keys at the table" in text and "`j`" in text
+    assert "`f` / `k`" not in text.split("# SOLO")[0]
     assert closed
 
 
 def test_f1_opens_the_scout_rules() -> None:
     text, closed = help_text("f1", scout_match(["9/3 2/7", "1/2 3/4", "5/6 7/8"]))
     assert "# SCOUT: how to play" in text and "SOLO" not in text.split("# SCOUT")[1]
+    keys = text.split("# SCOUT")[0]
+    assert "`f` / `k`" in keys and "`h`" in keys
+    assert "SOLO" not in keys and "`j`" not in keys and "Protection" not in keys
     assert closed
 
 
