@@ -9,7 +9,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 # (games the key belongs to, key, what it does); "" = every game
 _KEYS = [
-    ("", "↑ ↓ Enter", "choose a move from the list (and the Wild's colour, the target, the cards ...)"),
+    ("", "↑ ↓ Enter", "choose a move from the list, then its details (a colour, a target, cards ...)"),
     ("", "Esc", "back out of a move being built"),
     ("solo", "`j`", "jump in with the identical card"),
     ("solo", "`s`", "SOLO! (a late call, or the call that goes with your next play)"),
