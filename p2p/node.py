@@ -215,7 +215,7 @@ class Node:
         self.drop = drop
         self.dropped_in = 0
         self.discovery_error: OSError | None = None
-        self.discovery = Discovery(passphrase)
+        self.discovery = Discovery(passphrase, derive=False)  # its own table's key only: see attach
         self.stats = Stats()
         self.peer: Any = None
         self.event_counts: Counter[str] = Counter()
@@ -260,10 +260,14 @@ class Node:
     def attach(self, peer: Any, output: Any = None) -> None:
         """Drive ``peer`` from now on; ``output`` is what building it returned, if anything.
 
-        The peer's ``port`` (put in its beacons) is set to this node's unicast port.
+        The peer's ``port`` (put in its beacons) is set to this node's unicast port; its table's
+        key opens that table's beacons in ``discovery`` (which derives no key: a derivation
+        takes about 0.1 s of the loop that plays the table, see ``p2p.seal``).
         """
         self.peer = peer
         peer.port = self.port
+        if getattr(peer, "pass_key", None) is not None:
+            self.discovery.keys.pin(peer.pass_key)
         if hasattr(peer, "stamps"):  # stamps follow the wall clock (p2p.freshness)
             peer.stamps.offset = time.time() - self.clock()
         if output is not None:
