@@ -404,9 +404,12 @@ class _Context:
             node.attach(peer)
             if joining and peer.my_seat is None:
                 if not await node.wait_for(lambda: peer.my_seat is not None, JOIN_WAIT):
-                    why = "its datagrams do not open with this --passphrase (a wrong passphrase?)" \
-                        if self.passphrase is not None and peer.dropped["passphrase"] else \
-                        "the table is full, started or gone"
+                    key = peer.pass_key
+                    why = "the table is full, started or gone"
+                    if key is not None and node.discovery.shut(key.salt, node.clock()):
+                        why = "its beacons do not open with this --passphrase (a wrong passphrase?)"
+                    elif key is not None:
+                        why += " (or the --passphrase is wrong)"
                     raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: {why}")
             if self.client is not None:  # the terminal client plays the seat (cli/play_cmd.py)
                 return await self.client(node, peer, self.linger)  # type: ignore[no-any-return]

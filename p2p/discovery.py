@@ -187,6 +187,11 @@ class Discovery:
         datagrams: this is a hint for the user, not a fact."""
         return sum(1 for t in self._locked.values() if now - t <= self.ttl)
 
+    def shut(self, salt: bytes, now: float) -> bool:
+        """Whether beacons with ``salt`` were heard in the last ``ttl`` seconds and not opened
+        (for the salt of a key held: sealed with another passphrase)."""
+        return now - self._locked.get(salt, float("-inf")) <= self.ttl
+
     def _lock(self, salt: bytes, reason: str, now: float) -> None:
         self.dropped[reason] += 1
         self._locked.pop(salt, None)

@@ -226,6 +226,16 @@ def test_a_listener_opens_the_beacons_its_passphrase_opens_and_counts_the_others
     for data in (mine, other, clear):
         without.receive(data, ("10.0.0.9", 1), 1.0)
     assert [t.name for t in without.tables()] == ["porch"] and without.locked(1.0) == 2
+    # a joiner's node holds its table's key only: it tells a wrong passphrase from a silent table
+    key = seal.for_table(PASSPHRASE, b"\x03" * 16)
+    assert key is not None
+    node = Discovery(PASSPHRASE, derive=False)
+    node.keys.pin(key)
+    node.receive(mine, ("10.0.0.9", 1), 1.0)
+    assert not node.shut(key.salt, 1.0) and [t.name for t in node.tables()] == ["kitchen"]
+    wrong = _sealed(b"\x03" * 16, "kitchen", who, seal.Seal(key.salt, bytes(32)), 4)
+    assert node.receive(wrong, ("10.0.0.9", 1), 2.0) is None
+    assert node.shut(key.salt, 2.0) and not node.shut(key.salt, 2.0 + 2 * node.ttl)
 
 
 def test_a_listener_bounds_the_derivations_a_stranger_makes_it_do(monkeypatch: pytest.MonkeyPatch) -> None:
