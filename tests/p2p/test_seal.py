@@ -304,3 +304,13 @@ def test_a_sealed_datagram_of_arbitrary_bytes_is_a_wire_error() -> None:
                 wire.decode(data, None)
     assert wire.sealed_salt(head + key.salt + bytes(40)) == key.salt
     assert wire.sealed_salt(wire.frame(msgpack.packb([1]), None)) is None
+
+
+def test_nonces_change_nothing_a_seeded_run_decides(sealed_match: SimNet) -> None:
+    """Nonces come from the OS, not the peers' seeded streams: the same seed plays the same
+    match, datagram for datagram; only the ciphertexts differ."""
+    again = _match(PASSPHRASE)
+    first, second = _captured(sealed_match), _captured(again)
+    assert [(s, d, len(x)) for s, d, x in first] == [(s, d, len(x)) for s, d, x in second]
+    assert all(x != y for (_, _, x), (_, _, y) in zip(first, second, strict=True))
+    assert [p.raw for p in live(sealed_match)] == [p.raw for p in live(again)]
