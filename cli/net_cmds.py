@@ -366,6 +366,12 @@ class _Context:
                 raise click.ClickException(
                     f"{self.home.path} holds the unfinished table {stored.name!r} "
                     f"({stored.table_id.hex()[:8]}): resume it without TABLE, or give --fresh to start anew")
+            if stored.passphrase is not None and stored.passphrase != (self.passphrase is not None):
+                raise click.ClickException(
+                    f"the unfinished table {stored.name!r} in {self.home.path} was played "
+                    + ("with a passphrase: give its --passphrase to resume it" if stored.passphrase else
+                       "without a passphrase: resume it without --passphrase")
+                    + ", or give --fresh to start anew")
             from cardtable.p2p.peer import Peer
 
             _say(f"resuming table {stored.name!r} ({stored.table_id.hex()[:8]}, {stored.phase}, "

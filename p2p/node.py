@@ -391,6 +391,7 @@ class StoredTable:
     entries: int
     committed: int
     seated: bool
+    passphrase: bool | None = None  # whether the table was played with a passphrase (None: not recorded)
 
     @property
     def resumable(self) -> bool:
@@ -453,6 +454,7 @@ class Home:
         if not entries:
             return None
         committed = min(int(stored.meta.get("commit", 0) or 0), len(entries))
+        sealed = stored.meta.get("passphrase")
         table = TableState()
         for entry in entries[:committed]:
             table.apply(entry)
@@ -461,7 +463,8 @@ class Home:
             bool(mine) and mine[-1] in ("create", "join") and "leave" not in mine)
         config = table.config
         return StoredTable(entries[0].decoded.table_id, table.name, table.phase,
-                           config.game if config is not None else "?", len(entries), committed, seated)
+                           config.game if config is not None else "?", len(entries), committed, seated,
+                           sealed if isinstance(sealed, bool) else None)
 
     def archive(self) -> Path | None:
         """Move ``table.log`` to ``tables/`` (named by table id); returns where it went."""

@@ -239,6 +239,7 @@ class Peer:
                    timeouts=timeouts)
         peer.table_id = peer._random_bytes(wire.ID_BYTES)
         peer.pass_key = seal.for_table(passphrase, peer.table_id)
+        store.set_meta("passphrase", passphrase is not None)  # so that a restart can say it needs one
         peer.name = name[: wire.MAX_NAME]
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
@@ -262,6 +263,7 @@ class Peer:
                    timeouts=timeouts)
         peer.table_id = bytes(table_id)
         peer.pass_key = seal.for_table(passphrase, peer.table_id)
+        store.set_meta("passphrase", passphrase is not None)
         peer.name = name[: wire.MAX_NAME]
         peer.contact = contact
         peer.sponsor = sequencer

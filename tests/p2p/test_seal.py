@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -314,3 +315,29 @@ def test_nonces_change_nothing_a_seeded_run_decides(sealed_match: SimNet) -> Non
     assert [(s, d, len(x)) for s, d, x in first] == [(s, d, len(x)) for s, d, x in second]
     assert all(x != y for (_, _, x), (_, _, y) in zip(first, second, strict=True))
     assert [p.raw for p in live(sealed_match)] == [p.raw for p in live(again)]
+
+
+def test_a_restart_says_when_the_passphrase_is_missing_or_not_wanted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The store records whether the table has a passphrase; host/join resuming it without
+    one (or with one for a table without) is a one-line error, not a peer nobody hears."""
+    from cardtable.cli.main import main
+    from cardtable.p2p.node import Home
+    from cardtable.p2p.peer import Peer
+
+    for passphrase, given, words in ((PASSPHRASE, [], "with a passphrase: give its --passphrase"),
+                                     (None, ["--passphrase", "pw"], "without a passphrase: resume it")):
+        home = Home(tmp_path / ("sealed" if passphrase else "clear"))
+        identity = home.identity()
+        peer = Peer.host(identity, home.store(), scout.Config(players=3), "attic", 0, now=0.0, seed=b"s" * 32,
+                         passphrase=passphrase)
+        stored = home.stored(identity.key)
+        assert stored is not None and stored.resumable and stored.passphrase is (passphrase is not None)
+        del peer
+        with pytest.raises(SystemExit) as done:
+            main(["host", "scout", "--name", "attic", "--auto", "random", "--home", str(home.path), *given])
+        assert done.value.code == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "the unfinished table 'attic'" in err[0] and words in err[0], err
+    again = Peer.resume(home.identity(), home.store(), now=1.0, seed=b"t" * 32, passphrase=None)
+    assert again.pass_key is None
