@@ -90,19 +90,31 @@ Examples:
 @passphrase_option
 @discovery_port_option
 def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port: int) -> None:
-    """List the tables heard on the LAN (listens for their beacons, then exits)."""
-    heard = asyncio.run(_listen(discovery_port, passphrase, seconds))
+    """List the tables heard on the LAN (listens for their beacons, then exits).
+
+    A table with a passphrase is listed only with its --passphrase; the others are counted on
+    stderr."""
+    heard, locked = asyncio.run(_listen(discovery_port, passphrase, seconds))
     if as_json:
         click.echo(json.dumps([t.to_json() for t in heard], sort_keys=True))
-        return
-    if not heard:
+    elif not heard:
         click.echo(f"no tables heard in {seconds:g} s", err=True)
-        return
-    click.echo(_table_list(heard))
+    else:
+        click.echo(_table_list(heard))
+    if locked:
+        click.echo(_locked(locked, passphrase), err=True)
+
+
+def _locked(locked: int, passphrase: str | None) -> str:
+    """What to say about the tables heard with a passphrase that was not given."""
+    tables = f"{locked} table{'s' if locked != 1 else ''} with a passphrase"
+    if passphrase is None:
+        return f"{tables} heard: give its --passphrase to see {'them' if locked != 1 else 'it'}"
+    return f"{tables} heard that this --passphrase does not open (a wrong passphrase?)"
 
 
 async def _listen(port: int, passphrase: str | None, seconds: float,
-                  until: Callable[[Any], bool] | None = None) -> list[Any]:
+                  until: Callable[[Any], bool] | None = None) -> tuple[list[Any], int]:
     from cardtable.p2p.node import DiscoveryListener
 
     try:
@@ -111,7 +123,8 @@ async def _listen(port: int, passphrase: str | None, seconds: float,
         raise click.ClickException(f"cannot listen on UDP port {port}: {err.strerror}") from None
     try:
         await listener.listen(seconds, None if until is None else lambda: until(listener.discovery))
-        return listener.discovery.tables(listener.clock())
+        now = listener.clock()
+        return listener.discovery.tables(now), listener.discovery.locked(now)
     finally:
         listener.close()
 
@@ -275,14 +288,15 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
             return False  # another table of that name may beacon a moment later
         return bool(disc.at(addr) if addr else disc.find(query))
 
-    heard = asyncio.run(_listen(port, passphrase, seconds, found))
+    heard, locked = asyncio.run(_listen(port, passphrase, seconds, found))
     if query is None:
         candidates = heard
     else:
         candidates = [t for t in heard if addr in (t.addr, *t._addrs)] if addr else _matching(heard, query)
     if not candidates:
         where = f"at {query}" if addr else repr(query) if query else "on the LAN"
-        hint = " (a passphrase table is heard only with its --passphrase)" if passphrase is None else ""
+        hint = f"; {_locked(locked, passphrase)}" if locked else \
+            " (a passphrase table is heard only with its --passphrase)" if passphrase is None else ""
         raise click.ClickException(f"no table heard {where} in {seconds:g} s{hint}")
     if len(candidates) > 1:
         click.echo(_table_list(candidates), err=True)
@@ -352,6 +366,12 @@ class _Context:
                 raise click.ClickException(
                     f"{self.home.path} holds the unfinished table {stored.name!r} "
                     f"({stored.table_id.hex()[:8]}): resume it without TABLE, or give --fresh to start anew")
+            if stored.passphrase is not None and stored.passphrase != (self.passphrase is not None):
+                raise click.ClickException(
+                    f"the unfinished table {stored.name!r} in {self.home.path} was played "
+                    + ("with a passphrase: give its --passphrase to resume it" if stored.passphrase else
+                       "without a passphrase: resume it without --passphrase")
+                    + ", or give --fresh to start anew")
             from cardtable.p2p.peer import Peer
 
             _say(f"resuming table {stored.name!r} ({stored.table_id.hex()[:8]}, {stored.phase}, "
@@ -390,8 +410,13 @@ class _Context:
             node.attach(peer)
             if joining and peer.my_seat is None:
                 if not await node.wait_for(lambda: peer.my_seat is not None, JOIN_WAIT):
-                    raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: "
-                                               "the table is full, started or gone")
+                    key = peer.pass_key
+                    why = "the table is full, started or gone"
+                    if key is not None and node.discovery.shut(key.salt, node.clock()):
+                        why = "its beacons do not open with this --passphrase (a wrong passphrase?)"
+                    elif key is not None:
+                        why += " (or the --passphrase is wrong)"
+                    raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: {why}")
             if self.client is not None:  # the terminal client plays the seat (cli/play_cmd.py)
                 return await self.client(node, peer, self.linger)  # type: ignore[no-any-return]
             await node.wait_for(lambda: peer.table.phase == OVER or peer.left)

@@ -117,7 +117,8 @@ home_option = click.option("--home", type=click.Path(file_okay=False, path_type=
                                 "[default: the platform's config dir, e.g. ~/.config/cardtable].")
 passphrase_option = click.option("--passphrase", default=None, envvar="CARDTABLE_PASSPHRASE",
                                  show_envvar=True,
-                                 help="Table passphrase: only peers that know it hear and talk to the table.")
+                                 help="Table passphrase (use several random words): it encrypts the table's "
+                                      "traffic, so only peers that know it see, hear and join the table.")
 auto_option = click.option("--auto", metavar="BOT", default=None,
                            help="Let this bot play your seat, headless (random, heuristic, ismcts:fast, "
                                 "module:Class, cmd:COMMAND ...; docs/bots.md).")

@@ -6,6 +6,11 @@ and on ``127.255.255.255`` (peers on one host). ``Discovery`` turns the beacons 
 into a list of tables, forgets a table it has not heard from for ``ttl`` seconds, and finds
 a table by name, id prefix or address. It never touches a socket or a clock: the
 caller passes every datagram and the time (``time.monotonic()``).
+
+With a passphrase, beacons are sealed (``p2p/seal.py``): a listener opens a beacon with the
+key of the salt in its clear head, derived from its passphrase within the bounds of a
+``seal.Keyring``; the beacons it cannot open (no passphrase given, another passphrase, or no
+derivation allowed yet) are counted per salt (``locked``) and show nothing else.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardtable.engine.games import compact_config, config_from_dict
-from cardtable.p2p import wire
+from cardtable.p2p import seal, wire
 
 DISCOVERY_PORT = 47474
 """The well-known UDP port every peer listens on for beacons (shared with SO_REUSEPORT)."""
@@ -45,13 +50,17 @@ class BeaconError(ValueError):
     """A datagram that is not a valid beacon (the reason is the message)."""
 
 
+_CLEAR = seal.Seal(b"", b"")
+"""The key tried on a clear datagram when there is a passphrase: it opens nothing."""
+
+
 Beacon = wire.Beacon
 
 
-def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: bytes | None = None,
+def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: seal.Seal | None = None,
                   stamp: int = 1) -> bytes:
     """The beacon as one datagram, signed with ``sign`` (the sequencer's ``Identity.sign``) and
-    tagged with ``pass_key`` (``wire.pass_key``); its config goes in the short form
+    sealed with ``pass_key`` (the table's ``seal.for_table``); its config goes in the short form
     (``compact_config``) and comes back whole from ``decode_beacon``."""
     fields = [beacon.table_id, beacon.key, beacon.term, beacon.name,
               compact_config(config_from_dict(beacon.config)), beacon.taken, beacon.total, beacon.port,
@@ -62,12 +71,17 @@ def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: byte
 def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
     """The beacon in ``data``, or ``BeaconError`` saying why it is not one (never another error).
 
-    The passphrase tag (if any) and the sequencer's signature are both checked.
+    The seal (with a passphrase: the key of the beacon's salt, derived) and the sequencer's
+    signature are both checked.
     """
-    return _decode(data, wire.pass_key(passphrase))
+    salt = wire.sealed_salt(data)
+    if passphrase is None or salt is None:
+        return _decode(data, None if passphrase is None else _CLEAR)
+    return _decode(data, seal.derive(passphrase, salt))
 
 
-def _decode(data: bytes, pass_key: bytes | None, admit: Callable[[wire.Packet], str] | None = None) -> Beacon:
+def _decode(data: bytes, pass_key: seal.Seal | None,
+            admit: Callable[[wire.Packet], str] | None = None) -> Beacon:
     """The checked beacon; ``admit(packet)`` may refuse it (a reason) before its signature is checked."""
     try:
         packet = wire.decode(data, pass_key)
@@ -76,6 +90,8 @@ def _decode(data: bytes, pass_key: bytes | None, admit: Callable[[wire.Packet], 
     msg = packet.msg
     if not isinstance(msg, wire.Beacon):
         raise BeaconError("not a beacon")
+    if pass_key is not None and pass_key.salt != seal.table_salt(msg.table_id):
+        raise BeaconError("malformed")  # sealed with another table's salt
     reason = admit(packet) if admit is not None else ""
     if reason:
         raise BeaconError(reason)
@@ -150,19 +166,48 @@ class TableHeard:
 class Discovery:
     """The tables heard on the LAN, from the beacons given to ``receive``.
 
-    Beacons must carry a valid sequencer signature; with a passphrase only beacons tagged
-    with it are heard, without one tagged beacons are dropped (they cannot be checked).
-    Every dropped datagram is counted in ``dropped[reason]``.
+    Beacons must carry a valid sequencer signature; with a passphrase only beacons sealed
+    with it are heard, without one sealed beacons are dropped (they cannot be opened).
+    Every dropped datagram is counted in ``dropped[reason]``; the salts of sealed beacons not
+    opened are kept (at most ``MAX_TABLES``, for ``ttl``) to say how many such tables there
+    are (``locked``). ``derive=False``: no key is derived, only pinned ones are used
+    (``keys.pin``: a playing node's own table).
     """
 
-    def __init__(self, passphrase: str | None = None, ttl: float = BEACON_TTL) -> None:
-        self.pass_key = wire.pass_key(passphrase)
+    def __init__(self, passphrase: str | None = None, ttl: float = BEACON_TTL, derive: bool = True) -> None:
+        self.keys = seal.Keyring(passphrase, **({} if derive else {"burst": 0}))
         self.ttl = ttl
         self.dropped: Counter[str] = Counter()
         self._tables: dict[bytes, TableHeard] = {}
+        self._locked: dict[bytes, float] = {}
+
+    def locked(self, now: float) -> int:
+        """How many tables with a passphrase (distinct salts) were heard in the last ``ttl``
+        seconds without being opened (with another passphrase, or none). Anyone can send such
+        datagrams: this is a hint for the user, not a fact."""
+        return sum(1 for t in self._locked.values() if now - t <= self.ttl)
+
+    def shut(self, salt: bytes, now: float) -> bool:
+        """Whether beacons with ``salt`` were heard in the last ``ttl`` seconds and not opened
+        (for the salt of a key held: sealed with another passphrase)."""
+        return now - self._locked.get(salt, float("-inf")) <= self.ttl
+
+    def _lock(self, salt: bytes, reason: str, now: float) -> None:
+        self.dropped[reason] += 1
+        self._locked.pop(salt, None)
+        self._locked[salt] = now
+        while len(self._locked) > MAX_TABLES:
+            del self._locked[next(iter(self._locked))]
 
     def receive(self, datagram: bytes, addr: Addr, now: float) -> TableHeard | None:
         """Record the beacon in ``datagram`` sent from ``addr``; None (and a count) if it is not one."""
+        salt = wire.sealed_salt(datagram)
+        key = None if self.keys.passphrase is None else _CLEAR
+        if salt is not None:
+            key = self.keys.get(salt, now)
+            if key is None:
+                self._lock(salt, "passphrase" if self.keys.passphrase is None else "busy", now)
+                return None
         def admit(packet: wire.Packet) -> str:
             msg = packet.msg
             assert isinstance(msg, wire.Beacon)
@@ -176,10 +221,16 @@ class Discovery:
             return ""
 
         try:
-            beacon = _decode(datagram, self.pass_key, admit)
+            beacon = _decode(datagram, key, admit)
         except BeaconError as err:
-            self.dropped[str(err)] += 1
+            if salt is not None and str(err) == "passphrase":
+                self._lock(salt, "passphrase", now)
+            else:
+                self.dropped[str(err)] += 1
             return None
+        if salt is not None:
+            self.keys.opened(salt)
+            self._locked.pop(salt, None)
         return self.heard(beacon, addr, now)
 
     def heard(self, beacon: Beacon, addr: Addr, now: float) -> TableHeard | None:

@@ -215,7 +215,7 @@ class Node:
         self.drop = drop
         self.dropped_in = 0
         self.discovery_error: OSError | None = None
-        self.discovery = Discovery(passphrase)
+        self.discovery = Discovery(passphrase, derive=False)  # its own table's key only: see attach
         self.stats = Stats()
         self.peer: Any = None
         self.event_counts: Counter[str] = Counter()
@@ -260,10 +260,14 @@ class Node:
     def attach(self, peer: Any, output: Any = None) -> None:
         """Drive ``peer`` from now on; ``output`` is what building it returned, if anything.
 
-        The peer's ``port`` (put in its beacons) is set to this node's unicast port.
+        The peer's ``port`` (put in its beacons) is set to this node's unicast port; its table's
+        key opens that table's beacons in ``discovery`` (which derives no key: a derivation
+        takes about 0.1 s of the loop that plays the table, see ``p2p.seal``).
         """
         self.peer = peer
         peer.port = self.port
+        if getattr(peer, "pass_key", None) is not None:
+            self.discovery.keys.pin(peer.pass_key)
         if hasattr(peer, "stamps"):  # stamps follow the wall clock (p2p.freshness)
             peer.stamps.offset = time.time() - self.clock()
         if output is not None:
@@ -387,6 +391,7 @@ class StoredTable:
     entries: int
     committed: int
     seated: bool
+    passphrase: bool | None = None  # whether the table was played with a passphrase (None: not recorded)
 
     @property
     def resumable(self) -> bool:
@@ -449,6 +454,7 @@ class Home:
         if not entries:
             return None
         committed = min(int(stored.meta.get("commit", 0) or 0), len(entries))
+        sealed = stored.meta.get("passphrase")
         table = TableState()
         for entry in entries[:committed]:
             table.apply(entry)
@@ -457,7 +463,8 @@ class Home:
             bool(mine) and mine[-1] in ("create", "join") and "leave" not in mine)
         config = table.config
         return StoredTable(entries[0].decoded.table_id, table.name, table.phase,
-                           config.game if config is not None else "?", len(entries), committed, seated)
+                           config.game if config is not None else "?", len(entries), committed, seated,
+                           sealed if isinstance(sealed, bool) else None)
 
     def archive(self) -> Path | None:
         """Move ``table.log`` to ``tables/`` (named by table id); returns where it went."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from cardtable.ai.bots import Bot, make_bot
 from cardtable.engine.shuffle import Stream
-from cardtable.p2p import admission, freshness, lobby, wire
+from cardtable.p2p import admission, freshness, lobby, seal, wire
 from cardtable.p2p.discovery import encode_beacon
 from cardtable.p2p.identity import Identity, verify
 from cardtable.p2p.store import Store
@@ -158,7 +158,7 @@ class Peer:
         self.key = identity.key
         self.store = store
         self.timeouts = timeouts
-        self.pass_key = wire.pass_key(passphrase)
+        self.pass_key: seal.Seal | None = None  # the table's seal: set with the table id (seal.for_table)
         self.bots_spec = bots
         self.auto = auto
         self.rng = Stream(bytes(seed), "p2p/peer")
@@ -238,6 +238,8 @@ class Peer:
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = peer._random_bytes(wire.ID_BYTES)
+        peer.pass_key = seal.for_table(passphrase, peer.table_id)
+        store.set_meta("passphrase", passphrase is not None)  # so that a restart can say it needs one
         peer.name = name[: wire.MAX_NAME]
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
@@ -260,6 +262,8 @@ class Peer:
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = bytes(table_id)
+        peer.pass_key = seal.for_table(passphrase, peer.table_id)
+        store.set_meta("passphrase", passphrase is not None)
         peer.name = name[: wire.MAX_NAME]
         peer.contact = contact
         peer.sponsor = sequencer
@@ -285,6 +289,7 @@ class Peer:
         for raw in stored.entries:
             peer._append_local(wire.decode_entry(raw), raw, persist=False)
         peer.table_id = peer.log[0].decoded.table_id
+        peer.pass_key = seal.for_table(passphrase, peer.table_id)
         meta = stored.meta
         peer.name = str(meta.get("name", ""))
         peer.addrs = {bytes(k): (str(h), int(p)) for k, h, p in meta.get("addrs", [])}

@@ -1,8 +1,9 @@
-"""The datagram codec: framing, the passphrase tag, msgpack bodies, every field checked.
+"""The datagram codec: framing, the passphrase seal, msgpack bodies, every field checked.
 
-A datagram is ``b"CT"``, a version byte, a flags byte (bit 0: a passphrase tag follows the
-body), the msgpack body and, with a passphrase, a 16-byte keyed BLAKE2b tag over all that
-precedes it. Bodies are arrays whose first element is the message type. Every message but
+A datagram is ``b"CT"``, a version byte, a flags byte and the msgpack body; with a passphrase
+(flags bit 1) the body is sealed (``p2p/seal.py``): the table's salt, a nonce, and the body
+encrypted and authenticated, so only the four-byte head and the salt are in clear. Bodies
+are arrays whose first element is the message type. Every message but
 ``PROPOSE`` is ``[type, inner, sig]``: ``inner`` is the packed field array and ``sig`` the
 sender's Ed25519 signature of ``MSG_DOMAIN + type + inner``; ``PROPOSE`` carries a proposal
 that its author signed; ``HEARTBEAT`` (the sequencer's idle APPEND in short form) is
@@ -22,11 +23,13 @@ from typing import Any
 
 import msgpack
 
+from cardtable.p2p import seal
 from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
-VERSION = 2
-FLAG_TAG = 1
+VERSION = 3
+FLAG_SEALED = 2
+HEAD_BYTES = 4
 MAX_DATAGRAM = 1200
 TAG_BYTES = 16
 ID_BYTES = 16
@@ -57,45 +60,55 @@ class WireError(ValueError):
         self.reason = reason
 
 
-# --- framing and the passphrase tag -------------------------------------------------------------
-def pass_key(passphrase: str | None) -> bytes | None:
-    """The tag key of a table passphrase (None: no passphrase)."""
-    if passphrase is None:
-        return None
-    return hashlib.blake2b(passphrase.encode("utf-8"), digest_size=32, person=b"cardtable-pass").digest()
-
-
+# --- framing and the passphrase seal -------------------------------------------------------------
 def _tag(key: bytes, data: bytes) -> bytes:
     return hashlib.blake2b(data, key=key, digest_size=TAG_BYTES).digest()
 
 
-def frame(body: bytes, key: bytes | None) -> bytes:
-    """A datagram around ``body``, tagged when there is a passphrase key."""
-    data = MAGIC + bytes((VERSION, FLAG_TAG if key else 0)) + body
-    return data + _tag(key, data) if key else data
+def frame(body: bytes, key: seal.Seal | None) -> bytes:
+    """A datagram around ``body``, sealed with ``key`` (the table's ``seal.Seal``) if there is one."""
+    if key is None:
+        return MAGIC + bytes((VERSION, 0)) + body
+    return key.close(MAGIC + bytes((VERSION, FLAG_SEALED)), body)
 
 
-def unframe(data: bytes, key: bytes | None) -> bytes:
-    """The body of a datagram, after the size, version and passphrase checks."""
+def _head(data: bytes) -> bool:
+    """Whether ``data`` is sealed, after the size, magic, version and flags checks."""
     if len(data) > MAX_DATAGRAM:
         raise WireError("oversized")
-    if len(data) < 5 or data[:2] != MAGIC:
+    if len(data) <= HEAD_BYTES or data[:2] != MAGIC:
         raise WireError("malformed")
     if data[2] != VERSION:
         raise WireError("version")
-    flags = data[3]
-    if flags & ~FLAG_TAG:
+    if data[3] & ~FLAG_SEALED:
         raise WireError("malformed")
-    tagged = bool(flags & FLAG_TAG)
-    if key is None:
-        if tagged:
+    return bool(data[3] & FLAG_SEALED)
+
+
+def sealed_salt(data: bytes) -> bytes | None:
+    """The salt in a sealed datagram's clear head (None: not a sealed datagram)."""
+    try:
+        return seal.salt_of(data, HEAD_BYTES) if _head(data) else None
+    except WireError:
+        return None
+
+
+def unframe(data: bytes, key: seal.Seal | None) -> bytes:
+    """The body of a datagram, after the size, version and passphrase checks: sealed
+    datagrams need ``key`` (another table's salt: ``other table``; a wrong key or any byte
+    changed: ``passphrase``), clear ones need none."""
+    if not _head(data):
+        if key is not None:
             raise WireError("passphrase")
-        return data[4:]
-    if not tagged or len(data) < 5 + TAG_BYTES:
+        return data[HEAD_BYTES:]
+    if key is None or len(data) < HEAD_BYTES + seal.OVERHEAD:
         raise WireError("passphrase")
-    if not hmac.compare_digest(_tag(key, data[:-TAG_BYTES]), data[-TAG_BYTES:]):
+    if seal.salt_of(data, HEAD_BYTES) != key.salt:
+        raise WireError("other table")
+    body = key.open(data, HEAD_BYTES)
+    if body is None:
         raise WireError("passphrase")
-    return data[4:-TAG_BYTES]
+    return body
 
 
 # --- field checks -------------------------------------------------------------------------------
@@ -449,7 +462,7 @@ def _fields(kind: int, f: list[Any]) -> Message:
     raise WireError("malformed")
 
 
-def decode(data: bytes, key: bytes | None) -> Packet:
+def decode(data: bytes, key: seal.Seal | None) -> Packet:
     """A datagram's message; raises ``WireError`` (and nothing else) for anything not well formed."""
     try:
         return _decode(data, key)
@@ -459,7 +472,7 @@ def decode(data: bytes, key: bytes | None) -> Packet:
         raise WireError("malformed") from None
 
 
-def _decode(data: bytes, key: bytes | None) -> Packet:
+def _decode(data: bytes, key: seal.Seal | None) -> Packet:
     body = _unpack(unframe(bytes(data), key))
     if not isinstance(body, list) or not body or type(body[0]) is not int:
         raise WireError("malformed")
@@ -494,18 +507,18 @@ def _signed_body(kind: int, inner: bytes, sign: Any) -> bytes:
     return _array([pack(kind), pack(inner), pack(sig)])
 
 
-def encode_propose(table_id: bytes, proposal: bytes, sig: bytes, key: bytes | None) -> bytes:
+def encode_propose(table_id: bytes, proposal: bytes, sig: bytes, key: seal.Seal | None) -> bytes:
     return frame(pack([PROPOSE, table_id, proposal, sig]), key)
 
 
-def encode(kind: int, fields: list[Any], sign: Any, key: bytes | None, stamp: int = 1) -> bytes:
+def encode(kind: int, fields: list[Any], sign: Any, key: seal.Seal | None, stamp: int = 1) -> bytes:
     """A signed message of type ``kind`` from its field list (see the ``_fields`` layouts) and
     the sender's ``stamp`` (the last field, under the signature: see ``p2p.freshness``)."""
     return frame(_signed_body(kind, pack([*fields, stamp]), sign), key)
 
 
 def encode_append(head: list[Any], entries: list[bytes], addrs: list[Any], sign: Any,
-                  key: bytes | None, stamp: int = 1) -> bytes:
+                  key: seal.Seal | None, stamp: int = 1) -> bytes:
     """An APPEND from its six head fields, packed entries, address list and stamp."""
     inner = _array([pack(v) for v in head] + [_array(entries), pack(addrs), pack(stamp)])
     return frame(_signed_body(APPEND, inner, sign), key)
@@ -518,12 +531,13 @@ def heartbeat_mac(pair_key: bytes, table_id: bytes, term: int, prev_index: int, 
 
 
 def encode_heartbeat(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
-                     commit: int, key: bytes | None, stamp: int = 1) -> bytes:
+                     commit: int, key: seal.Seal | None, stamp: int = 1) -> bytes:
     mac = heartbeat_mac(pair_key, table_id, term, prev_index, prev_term, commit, stamp)
     return frame(pack([HEARTBEAT, term, prev_index, prev_term, commit, stamp, mac]), key)
 
 
-def append_overhead(head: list[Any], addrs: list[Any], key: bytes | None) -> int:
-    """Bytes an APPEND takes besides its entries (an upper bound; entries add their packed size)."""
+def append_overhead(head: list[Any], addrs: list[Any], key: seal.Seal | None) -> int:
+    """Bytes an APPEND takes besides its entries (an upper bound; entries add their packed size),
+    the seal's included when there is a passphrase."""
     inner = sum(len(pack(v)) for v in head) + len(pack(addrs)) + 1 + 5 + 9
-    return 4 + (TAG_BYTES if key else 0) + 1 + 1 + 5 + inner + 2 + SIG_BYTES
+    return HEAD_BYTES + (seal.OVERHEAD if key else 0) + 1 + 1 + 5 + inner + 2 + SIG_BYTES

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cardtable.engine.games import config_from_dict
-from cardtable.p2p import wire
+from cardtable.p2p import seal
 from cardtable.p2p.discovery import (
     BEACON_TTL,
     LOOPBACK_BROADCAST,
@@ -48,7 +48,7 @@ STAMPS = itertools.count(1)
 def enc(b: Beacon, passphrase: str | None = None, who: Identity | None = None) -> bytes:
     """The beacon signed (by its key's owner unless ``who``), with a stamp newer than any before."""
     signer = who or (OTHER if b.key == OTHER.key else HOST)
-    return encode_beacon(b, signer.sign, wire.pass_key(passphrase), next(STAMPS))
+    return encode_beacon(b, signer.sign, seal.for_table(passphrase, b.table_id), next(STAMPS))
 
 
 def test_a_beacon_round_trips_and_fits_a_datagram() -> None:

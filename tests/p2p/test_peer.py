@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from cardtable.engine import scout, solo
 from cardtable.engine.match import Match
-from cardtable.p2p import wire
+from cardtable.p2p import seal, wire
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.peer import BROADCAST, Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
@@ -439,10 +439,10 @@ def test_beacons_describe_the_table() -> None:
     assert len(net.broadcasts) >= 2
     _, src, data = net.broadcasts[-1]
     assert src == nodes[0].addr
-    beacon = wire.decode(data, wire.pass_key("pw"))
-    assert isinstance(beacon.msg, wire.Beacon) and beacon.authentic()
     host = nodes[0].peer
-    assert host is not None
+    assert host is not None and host.table_id is not None
+    beacon = wire.decode(data, seal.for_table("pw", host.table_id))
+    assert isinstance(beacon.msg, wire.Beacon) and beacon.authentic()
     info = host.beacon_info()
     assert (beacon.msg.table_id, beacon.msg.taken, beacon.msg.total) == (host.table_id, 2, 3)
     assert info["game"] == "scout" and info["sequencer"] == host.key and info["passphrase"]

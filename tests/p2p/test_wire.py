@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardtable.p2p import wire
+from cardtable.p2p import seal, wire
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.wire import WireError
 
@@ -38,7 +38,7 @@ def test_signed_messages_round_trip_with_and_without_passphrase() -> None:
         (wire.REDIRECT, [TID, ME.key, 3, ME.key, "10.0.0.1", 7000], wire.Redirect),
         (wire.BEACON, [TID, ME.key, 3, "t", {"game": "scout", "players": 3}, 1, 3, 0, "lobby"], wire.Beacon),
     ]
-    for key in (None, wire.pass_key("secret")):
+    for key in (None, seal.for_table("secret", TID)):
         for kind, fields, cls in cases:
             packet = wire.decode(wire.encode(kind, fields, ME.sign, key, stamp=12345), key)
             assert isinstance(packet.msg, cls) and packet.stamp == 12345
@@ -64,7 +64,7 @@ def test_append_carries_entries_exactly() -> None:
 def test_a_heartbeat_is_short_and_its_mac_covers_key_table_and_fields() -> None:
     pair = ME.pair_key(Identity.from_seed(b"f" * 32).key, TID)
     assert pair is not None
-    for key in (None, wire.pass_key("secret")):
+    for key in (None, seal.for_table("secret", TID)):
         data = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key)
         packet = wire.decode(data, key)
         msg = packet.msg
@@ -72,7 +72,7 @@ def test_a_heartbeat_is_short_and_its_mac_covers_key_table_and_fields() -> None:
         assert (msg.term, msg.prev_index, msg.prev_term, msg.commit) == (3, 120, 2, 118)
         assert msg.authentic(pair, TID)
         assert not msg.authentic(pair, b"x" * 16) and not msg.authentic(bytes(32), TID)
-        assert len(data) <= 30 + (wire.TAG_BYTES if key else 0)
+        assert len(data) <= 30 + (seal.OVERHEAD if key else 0)
     data = bytearray(wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, None))
     data[6] ^= 1  # another term (3 -> 2), the MAC unchanged
     msg = wire.decode(bytes(data), None).msg
@@ -100,18 +100,20 @@ def test_entry_signatures_cover_table_term_index_and_proposal() -> None:
 
 def test_framing_errors_have_reasons() -> None:
     good = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, None)
-    key = wire.pass_key("pw")
+    key = seal.for_table("pw", TID)
     with pytest.raises(WireError, match="oversized"):
         wire.decode(good + b"x" * 1200, None)
     with pytest.raises(WireError, match="version"):
         wire.decode(good[:2] + b"\x01" + good[3:], None)
     with pytest.raises(WireError, match="passphrase"):
-        wire.decode(good, key)  # untagged, but we need a tag
+        wire.decode(good, key)  # not sealed, but we need a seal
     tagged = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, key)
     with pytest.raises(WireError, match="passphrase"):
-        wire.decode(tagged, None)  # tagged, we cannot check it
+        wire.decode(tagged, None)  # sealed, we cannot open it
     with pytest.raises(WireError, match="passphrase"):
-        wire.decode(tagged, wire.pass_key("other"))
+        wire.decode(tagged, seal.derive("other", seal.table_salt(TID)))
+    with pytest.raises(WireError, match="other table"):
+        wire.decode(tagged, seal.for_table("pw", b"o" * 16))
     with pytest.raises(WireError, match="passphrase"):
         wire.decode(tagged[:-1] + bytes([tagged[-1] ^ 1]), key)
     with pytest.raises(WireError, match="unknown type"):
@@ -147,7 +149,7 @@ json_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=1300))
 def test_arbitrary_bytes_only_raise_wire_errors(data: bytes) -> None:
-    for key in (None, wire.pass_key("k")):
+    for key in (None, seal.for_table("k", TID)):
         try:
             wire.decode(data, key)
         except WireError:
