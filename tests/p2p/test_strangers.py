@@ -247,8 +247,7 @@ def check_bounded(nodes: list[Node], adversary: Adversary) -> None:
     genuine = nodes[0].peer
     assert genuine is not None and genuine.table_id is not None
     heard = adversary.listener.get(genuine.table_id)  # the real table is still listed, at its address
-    if heard is not None:
-        assert heard.addr in {n.addr for n in nodes}, heard.addr
+    assert heard is not None and heard.addr in {n.addr for n in nodes}
 
 
 @pytest.mark.parametrize("chunk", range(0, SWEEP_SEEDS, CHUNK))
