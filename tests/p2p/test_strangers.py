@@ -94,6 +94,29 @@ def test_a_strangers_vote_requests_move_no_term_even_of_a_peer_that_lost_its_sto
     assert all(p.term < 1000 for p in live(net))
 
 
+def test_a_newcomer_hears_its_sequencer_only_where_it_contacted_it() -> None:
+    """The sequencer's first APPEND to a joiner, captured and delivered from another address
+    before the real one arrives, neither sets the joiner's address book nor its term."""
+    net = SimNet(27, record=True)
+    host_node, joiner_node = net.node("host"), net.node("joiner")
+    host = net.host(host_node, scout.Config(players=2), 0, auto="random", bots="random")
+    assert host.table_id is not None and net.trace is not None
+    joiner = net.join(joiner_node, host.table_id, host_node.addr, auto="random", bots="random",
+                      sequencer=host.key)
+    first = None
+    while first is None and net.step():
+        first = next((d for _, s, dst, d in net.trace if s == host_node.addr and dst == joiner_node.addr
+                      and isinstance(wire.decode(d, None).msg, wire.Append)), None)
+    assert first is not None and not joiner.log
+    for src in (EVE_ADDR, (host_node.addr[0], 9999)):
+        net.handle(joiner_node, joiner.receive(first, src, net.now))
+    assert not joiner.log and joiner.term == 0 and host.key not in joiner.addrs
+    assert joiner.dropped["not a member"] == 2
+    assert net.run(partial(all_over, net), limit=300)
+    check_replicas(net)
+    assert joiner.addrs == {host.key: host_node.addr}
+
+
 def _replay_from(net: SimNet, trace: list[tuple[float, Any, Any, bytes]], src: Any, at: Any,
                  seconds: float, per_second: int = 10) -> None:
     """Resend every datagram ``src`` sent (in ``trace``) to its receiver, from ``at``, ``per_second``
