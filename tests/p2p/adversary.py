@@ -248,6 +248,8 @@ class Adversary:
         assert self.net.trace is not None
         trace = self.net.trace
         self._listen()
+        for _ in range(n):  # beacons of made-up tables for the lobby listener, as many again
+            self.listener.receive(self._beacon(), self._new_addr(), self.net.now)
         for _ in range(n):
             node = self.rng.choice([m for m in self.nodes if m.peer is not None])
             roll = self.rng.random()
