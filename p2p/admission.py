@@ -8,8 +8,9 @@ term is looked at:
 - ``MEMBER``: a member of the table by this peer's whole log (or a leaver the sequencer is
   still telling), or, while this peer holds no log yet (a newcomer, or a peer that lost its
   store), the sequencer it was sent to: the key a member named (``peer.sponsor``, from a
-  beacon or a ``REDIRECT``) or, when no key is known, whoever answers from the address the
-  peer itself contacted (a round trip);
+  beacon or a ``REDIRECT``), from an address the peer contacted (``peer.contacts``: else a
+  replay of its first datagram from elsewhere would set its address), or, when no key is
+  known, whoever answers from the address the peer itself contacted (a round trip);
 - ``NEWCOMER``: an ``APPEND`` from a key this log does not know yet that carries that key's
   own ``join`` entry sequenced by a member (a peer that joined, then became sequencer, while
   this one lagged); it counts only once ``joined_by_a_member`` has checked both signatures;
@@ -49,9 +50,9 @@ def speaker(peer: Peer, msg: wire.Message, addr: Addr) -> str:
         return MEMBER if msg.key in members else ASKING
     if isinstance(msg, Propose):
         return MEMBER if msg.key in members else STRANGER
-    if not peer.log:  # no log yet: only the sequencer it was sent to
+    if not peer.log:  # no log yet: only the sequencer it was sent to, where it was sent
         if peer.sponsor is not None:
-            return MEMBER if msg.key == peer.sponsor else STRANGER
+            return MEMBER if msg.key == peer.sponsor and addr in peer.contacts else STRANGER
         return MEMBER if addr == peer.contact else STRANGER
     if msg.key in members:
         return MEMBER

@@ -49,28 +49,31 @@ def sh(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
 class Lan:
     """The namespaces, the bridge and the loss rules; ``close`` removes it all."""
 
-    def __init__(self) -> None:
+    def __init__(self, strangers: int = 0) -> None:
         run = f"ct{os.getpid() % 10000}{secrets.token_hex(2)}"
         self.bridge = f"{run}-br"
         self.peers = [f"{run}-p{i}" for i in range(PEERS)]
+        self.strangers = [f"{run}-x{i}" for i in range(strangers)]  # no loss rules: after the peers
         self.made: list[str] = []
 
     def addr(self, i: int) -> str:
         return f"{SUBNET}.{i + 1}"
 
     def build(self, loss: int) -> None:
-        for ns in [self.bridge, *self.peers]:
+        for ns in [self.bridge, *self.peers, *self.strangers]:
             sh("ip", "netns", "add", ns)
             self.made.append(ns)
             sh("ip", "-n", ns, "link", "set", "lo", "up")
         sh("ip", "-n", self.bridge, "link", "add", "br0", "type", "bridge")
         sh("ip", "-n", self.bridge, "link", "set", "br0", "up")
-        for i, ns in enumerate(self.peers):
+        for i, ns in enumerate([*self.peers, *self.strangers]):
             sh("ip", "-n", self.bridge, "link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0",
                "netns", ns)
             sh("ip", "-n", self.bridge, "link", "set", f"v{i}", "master", "br0", "up")
             sh("ip", "-n", ns, "addr", "add", f"{self.addr(i)}/24", "brd", "+", "dev", "eth0")
             sh("ip", "-n", ns, "link", "set", "eth0", "up")
+            if ns not in self.peers:
+                continue
             rules = ("table inet ctloss {\n chain input {\n"
                      "  type filter hook input priority 0; policy accept;\n"
                      '  iifname "eth0" counter\n'
@@ -78,6 +81,10 @@ class Lan:
                      " }\n}\n")
             subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=rules, text=True, check=True,
                            capture_output=True, timeout=30)
+
+    def hub(self) -> None:
+        """Make the bridge flood every frame to every port, as a hub does (it learns no address)."""
+        sh("ip", "-n", self.bridge, "link", "set", "br0", "type", "bridge", "ageing_time", "0")
 
     def counters(self, ns: str) -> tuple[int, int]:
         """(packets that came in on eth0, packets dropped) in namespace ``ns``."""
@@ -112,6 +119,11 @@ def lan() -> Iterator[Lan]:
 
 @pytest.fixture
 def lan_procs(tmp_path: Path) -> Iterator[Procs]:
+    yield from processes_on_the_lan(tmp_path)
+
+
+def processes_on_the_lan(tmp_path: Path) -> Iterator[Procs]:
+    """A process manager with the real discovery defaults; kills what is left at the end."""
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"}
     for name in ("CARDTABLE_HOME", "CARDTABLE_PASSPHRASE", "CARDTABLE_DISCOVERY_PORT", "CARDTABLE_BROADCAST"):

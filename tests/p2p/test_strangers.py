@@ -6,15 +6,22 @@ docs/security.md lists each claim with the test here that shows it.
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cardtable.engine import scout
 from cardtable.p2p import wire
+from cardtable.p2p.admission import MAX_TERM_STEP
+from cardtable.p2p.discovery import MAX_TABLES
+from cardtable.p2p.freshness import WINDOW
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
 from cardtable.p2p.store import MemoryStore
 from tests.p2p import all_over, build, check_replicas, leader, live
+from tests.p2p.adversary import Adversary, file_table, footprint, store_bytes
 
 EVE = Identity.from_seed(b"eve!" * 8)
 EVE_ADDR = ("10.6.6.6", 6666)
@@ -86,6 +93,29 @@ def test_a_strangers_vote_requests_move_no_term_even_of_a_peer_that_lost_its_sto
     assert net.run(lambda: all_over(net), limit=300)
     check_replicas(net)
     assert all(p.term < 1000 for p in live(net))
+
+
+def test_a_newcomer_hears_its_sequencer_only_where_it_contacted_it() -> None:
+    """The sequencer's first APPEND to a joiner, captured and delivered from another address
+    before the real one arrives, neither sets the joiner's address book nor its term."""
+    net = SimNet(27, record=True)
+    host_node, joiner_node = net.node("host"), net.node("joiner")
+    host = net.host(host_node, scout.Config(players=2), 0, auto="random", bots="random")
+    assert host.table_id is not None and net.trace is not None
+    joiner = net.join(joiner_node, host.table_id, host_node.addr, auto="random", bots="random",
+                      sequencer=host.key)
+    first = None
+    while first is None and net.step():
+        first = next((d for _, s, dst, d in net.trace if s == host_node.addr and dst == joiner_node.addr
+                      and isinstance(wire.decode(d, None).msg, wire.Append)), None)
+    assert first is not None and not joiner.log
+    for src in (EVE_ADDR, (host_node.addr[0], 9999)):
+        net.handle(joiner_node, joiner.receive(first, src, net.now))
+    assert not joiner.log and joiner.term == 0 and host.key not in joiner.addrs
+    assert joiner.dropped["not a member"] == 2
+    assert net.run(partial(all_over, net), limit=300)
+    check_replicas(net)
+    assert joiner.addrs == {host.key: host_node.addr}
 
 
 def _replay_from(net: SimNet, trace: list[tuple[float, Any, Any, bytes]], src: Any, at: Any,
@@ -193,51 +223,91 @@ def test_forged_joins_neither_freeze_nor_fill_the_lobby_nor_grow_the_store() -> 
     assert len(host.table.roster.members) == 3
 
 
-def _adversary(net: SimNet, rng: Any, trace: list[Any], table_id: bytes, genuine: list[Any], n: int) -> None:
-    """``n`` hostile datagrams now: replays from any address, mutations, fresh-key forgeries
-    with any term, forged joins, all at once."""
-    for i in range(n):
-        dst = rng.choice(genuine)
-        roll = rng.random()
-        if roll < 0.4 and trace:
-            _, src, _, data = rng.choice(trace)
-            net.inject(dst, data, rng.choice([EVE_ADDR, src, rng.choice(genuine)]))
-        elif roll < 0.6 and trace:
-            data = bytearray(rng.choice(trace)[3])
-            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
-            net.inject(dst, bytes(data), EVE_ADDR)
-        elif roll < 0.8:
-            fake = Identity.from_seed(rng.randbytes(32))
-            kind = rng.choice([wire.VOTE_ASK, wire.APPEND_OK, wire.VOTE])
-            term = rng.choice([1, 2, 10**6, wire.MAX_INT])
-            third = rng.choice([True, False]) if kind != wire.VOTE_ASK else 10**6
-            fields: list[Any] = [table_id, fake.key, term, third, 10**6 if kind != wire.VOTE else False]
-            net.inject(dst, wire.encode(kind, fields, fake.sign, None, rng.randrange(1, 2**62)), EVE_ADDR)
-        else:
-            net.inject(dst, forged_join(table_id, rng.randrange(2**30)), (f"10.8.0.{i % 250}", 1000 + i))
+SWEEP_SEEDS = 300
+CHUNK = 25
+RATE = 3  # hostile datagrams every 50 ms of virtual time (60 a second), on top of the table's own
 
 
-def test_a_simulated_lan_adversary_across_many_seeds() -> None:
-    """Every seed: a lossy 3-peer match under a stream of hostile datagrams; the guarantees hold."""
-    import random
+def attacked_match(seed: int, home: Path, per_burst: int = RATE) -> tuple[SimNet, list[Node], Adversary]:
+    """A 2- or 3-peer SCOUT match (lossy, duplicating, reordering) under the adversary from the
+    first datagram to the last; the five guarantees are checked as it goes and at the end."""
+    net = SimNet(9000 + seed, Faults(loss=0.1, dup=0.1, reorder=0.1), record=True)
+    players = 2 + seed % 2
+    nodes = file_table(net, scout.Config(players=players), players, home)
+    adversary = Adversary(net, nodes, seed)
+    while not all_over(net) and net.now < 120:
+        adversary.attack(per_burst)  # each datagram checked: no change by a non-member or a replay
+        net.run_for(0.05)
+    assert all_over(net), f"seed {seed}: the match did not finish under attack"
+    check_replicas(net)  # equal digests, one history
+    genuine = {n.identity.key: n.addr for n in nodes}
+    for n in nodes:
+        p = n.peer
+        assert p is not None
+        assert p.term < 100 and p.term + 2**42 * MAX_TERM_STEP < wire.MAX_INT, (seed, p.term)
+        assert all(genuine.get(k) == a for k, a in p.addrs.items()), seed
+        stored = n.store.load()
+        assert stored.term == p.term and len(stored.entries) == p.log_length, seed
+        addrs = stored.meta.get("addrs", [])
+        assert all(genuine.get(bytes(k)) == (h, port) for k, h, port, *_ in addrs), seed
+    return net, nodes, adversary
 
-    for seed in range(60):
-        rng = random.Random(seed)
-        net = SimNet(5000 + seed, Faults(loss=0.1, dup=0.1, reorder=0.1), record=True)
-        nodes = build(net, scout.Config(players=3), 3, 0)
-        host = nodes[0].peer
-        assert host is not None and host.table_id is not None
-        genuine = [n.addr for n in nodes]
-        for _ in range(400):
-            if all_over(net):
-                break
-            assert net.trace is not None
-            _adversary(net, rng, net.trace[-300:], host.table_id, genuine, 5)
-            net.run_for(0.1)
-        assert net.run(partial(all_over, net), limit=300), f"seed {seed}"
-        check_replicas(net)
-        for n in nodes:
-            p = n.peer
-            assert p is not None
-            assert p.term < 1000 and set(p.addrs.values()) <= set(genuine), seed
-            assert len(n.store.load().entries) == p.log_length and len(p.heard) <= 3
+
+# Bounds on what a peer keeps, as a function of its own match alone (its log): the same
+# constants hold at ten times the attack volume (test below).
+STORE_BYTES = (2_000, 400)  # bytes a peer's store file holds: base + per log entry
+FOOTPRINT = (200, 12)  # entries of the containers a peer keeps: base + per log entry
+LISTENER_FOOTPRINT = 8 * MAX_TABLES  # the lobby listener's table list (64 tables at most)
+
+
+def check_bounded(nodes: list[Node], adversary: Adversary) -> None:
+    for n in nodes:
+        assert n.peer is not None
+        length = n.peer.log_length
+        assert store_bytes(n) <= STORE_BYTES[0] + STORE_BYTES[1] * length, (n.name, store_bytes(n), length)
+        assert footprint(n.peer) <= FOOTPRINT[0] + FOOTPRINT[1] * length, (n.name, footprint(n.peer), length)
+    assert len(adversary.listener.tables()) <= MAX_TABLES
+    assert footprint(adversary.listener) <= LISTENER_FOOTPRINT
+    genuine = nodes[0].peer
+    assert genuine is not None and genuine.table_id is not None
+    heard = adversary.listener.get(genuine.table_id)  # the real table is still listed, at its address
+    assert heard is not None and heard.addr in {n.addr for n in nodes}
+
+
+@pytest.mark.parametrize("chunk", range(0, SWEEP_SEEDS, CHUNK))
+def test_a_simulated_lan_adversary_across_hundreds_of_seeds(chunk: int, tmp_path: Path) -> None:
+    """Every seed: a whole match under replays, mutations and forgeries; the guarantees hold."""
+    checked = 0
+    for seed in range(chunk, chunk + CHUNK):
+        _, nodes, adversary = attacked_match(seed, tmp_path / str(seed))
+        check_bounded(nodes, adversary)
+        checked += adversary.checked
+    assert checked > 40 * CHUNK  # datagrams each shown to have changed nothing
+
+
+# What one more half second of attack may add to a peer once its match is over, whatever the
+# rate: the members' own stamps (a window of ``WINDOW`` each), probes and the drop counters.
+FLOOD_GROWTH = (1_000, 3 * (WINDOW + 24) + 40)  # store bytes, container entries
+
+
+def test_the_bounds_do_not_grow_with_ten_times_the_attack(tmp_path: Path) -> None:
+    """The same seeds at two attack volumes, the second ten times the first (60 then 600
+    hostile datagrams a second during the match, then 600 then 6,000 a second for half a
+    second more): the sweep's bounds hold at both, and the flood after the match adds at most
+    the same small constants to each peer's store file and containers at both rates."""
+    sent: dict[int, int] = {}
+    for per_burst in (RATE, 10 * RATE):
+        sent[per_burst] = 0
+        for seed in range(3):
+            net, nodes, adversary = attacked_match(seed, tmp_path / f"{per_burst}-{seed}", per_burst)
+            check_bounded(nodes, adversary)
+            before = [(store_bytes(n), footprint(n.peer)) for n in nodes]
+            for _ in range(10):
+                adversary.attack(10 * per_burst)
+                net.run_for(0.05)
+            check_bounded(nodes, adversary)
+            for n, (size, entries) in zip(nodes, before, strict=True):
+                grew = (store_bytes(n) - size, footprint(n.peer) - entries)
+                assert grew[0] <= FLOOD_GROWTH[0] and grew[1] <= FLOOD_GROWTH[1], (per_burst, seed, grew)
+            sent[per_burst] += adversary.sent
+    assert sent[10 * RATE] > 8 * sent[RATE], sent
