@@ -114,13 +114,15 @@ def _locked(locked: int, passphrase: str | None) -> str:
 
 
 async def _listen(port: int, passphrase: str | None, seconds: float,
-                  until: Callable[[Any], bool] | None = None) -> tuple[list[Any], int]:
+                  until: Callable[[Any], bool] | None = None,
+                  sought: str | None = None) -> tuple[list[Any], int]:
     from cardtable.p2p.node import DiscoveryListener
 
     try:
         listener = await DiscoveryListener.open(port, passphrase)
     except OSError as err:
         raise click.ClickException(f"cannot listen on UDP port {port}: {err.strerror}") from None
+    listener.discovery.sought = sought
     try:
         await listener.listen(seconds, None if until is None else lambda: until(listener.discovery))
         now = listener.clock()
@@ -288,7 +290,7 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
             return False  # another table of that name may beacon a moment later
         return bool(disc.at(addr) if addr else disc.find(query))
 
-    heard, locked = asyncio.run(_listen(port, passphrase, seconds, found))
+    heard, locked = asyncio.run(_listen(port, passphrase, seconds, found, sought=None if addr else query))
     if query is None:
         candidates = heard
     else:

@@ -40,6 +40,8 @@ MAX_TABLES = 64
 """Tables listed at most: beacons of further new tables are dropped (``too many tables``)
 before their signature is checked, so a flood of made-up tables costs bounded memory and no
 Ed25519 verification once the list is full."""
+MAX_TABLES_PER_KEY = 4
+"""Tables one sequencer key may have listed at once: one key's flood does not fill the list."""
 MAX_ADDRS = 4
 """Addresses kept per table."""
 
@@ -171,7 +173,9 @@ class Discovery:
     Every dropped datagram is counted in ``dropped[reason]``; the salts of sealed beacons not
     opened are kept (at most ``MAX_TABLES``, for ``ttl``) to say how many such tables there
     are (``locked``). ``derive=False``: no key is derived, only pinned ones are used
-    (``keys.pin``: a playing node's own table).
+    (``keys.pin``: a playing node's own table). ``sought``: a table name (any case) that a
+    full list still makes room for, in place of the table heard longest ago, so a flood of
+    made-up tables with other names does not hide the table a joiner looks for.
     """
 
     def __init__(self, passphrase: str | None = None, ttl: float = BEACON_TTL, derive: bool = True) -> None:
@@ -180,6 +184,7 @@ class Discovery:
         self.dropped: Counter[str] = Counter()
         self._tables: dict[bytes, TableHeard] = {}
         self._locked: dict[bytes, float] = {}
+        self.sought: str | None = None
 
     def locked(self, now: float) -> int:
         """How many tables with a passphrase (distinct salts) were heard in the last ``ttl``
@@ -214,8 +219,11 @@ class Discovery:
             table = self._tables.get(msg.table_id)
             if table is None and len(self._tables) >= MAX_TABLES:
                 self.expire(now)
-                if len(self._tables) >= MAX_TABLES:
+                if len(self._tables) >= MAX_TABLES and not self._wanted(msg.name):
                     return "too many tables"
+            mine = sum(t.host_key == msg.key for t in self._tables.values())
+            if table is None and mine >= MAX_TABLES_PER_KEY:
+                return "too many tables of one key"
             if table is not None and table.host_key == msg.key and packet.stamp < table.stamp:
                 return "replayed"  # older than the newest (the newest is heard on every interface)
             return ""
@@ -246,6 +254,12 @@ class Discovery:
             self.dropped["old term"] += 1
             return None
         if table is None:
+            if len(self._tables) >= MAX_TABLES:  # only a sought table gets this far
+                others = [t for t in self._tables.values() if not self._wanted(t.name)]
+                if not others:
+                    self.dropped["too many tables"] += 1
+                    return None
+                del self._tables[min(others, key=lambda t: t.last_heard).table_id]
             table = TableHeard(beacon.table_id, beacon.name, beacon.config, beacon.taken, beacon.total,
                                beacon.key, beacon.term, beacon.phase, contact, now, now)
             self._tables[beacon.table_id] = table
@@ -267,6 +281,9 @@ class Discovery:
         if table.addr not in table._addrs or _is_loopback(table.addr[0]):
             table.addr = next((a for a in live if not _is_loopback(a[0])), live[0])
         return table
+
+    def _wanted(self, name: str) -> bool:
+        return self.sought is not None and name.lower() == self.sought.strip().lower()
 
     def expire(self, now: float) -> list[TableHeard]:
         """Forget the tables silent for more than ``ttl`` seconds; returns them."""

@@ -371,8 +371,7 @@ def test_a_flood_of_made_up_tables_costs_bounded_memory_and_no_verification_once
         calls += 1
         return real_verify(*args)
 
-    beacons = [enc(dataclasses.replace(beacon(), table_id=n.to_bytes(16, "big")))
-               for n in range(3 * MAX_TABLES)]
+    beacons = [enc(made_up(n)[0], who=made_up(n)[1]) for n in range(3 * MAX_TABLES)]
     w.verify = counting  # type: ignore[assignment]
     try:
         for i, data in enumerate(beacons):
@@ -383,6 +382,42 @@ def test_a_flood_of_made_up_tables_costs_bounded_memory_and_no_verification_once
     assert disc.dropped["too many tables"] == 2 * MAX_TABLES
     disc.receive(beacons[-1], ("10.1.1.1", 5000), 100.0)  # the silent ones expire: room again
     assert len(disc.tables()) == 1
+
+
+def made_up(n: int, name: str = "kitchen") -> tuple[Beacon, Identity]:
+    """The ``n``-th made-up table, signed by a fresh key of its own."""
+    who = Identity.from_seed(n.to_bytes(32, "big"))
+    return dataclasses.replace(beacon(name=name, who=who), table_id=n.to_bytes(16, "big")), who
+
+
+def test_one_key_lists_a_few_tables_only() -> None:
+    from cardtable.p2p.discovery import MAX_TABLES, MAX_TABLES_PER_KEY
+
+    disc = Discovery()
+    for n in range(MAX_TABLES):  # one key's flood of made-up tables
+        made = dataclasses.replace(beacon(), table_id=n.to_bytes(16, "big"))
+        disc.receive(enc(made), ("10.6.6.6", 5000), n / 100)
+    assert len(disc.tables()) == MAX_TABLES_PER_KEY
+    assert disc.dropped["too many tables of one key"] == MAX_TABLES - MAX_TABLES_PER_KEY
+    assert disc.receive(enc(beacon(table=b"R" * 16, name="real", who=OTHER)), ("10.1.1.1", 5000), 1.0)
+    assert [t.name for t in disc.find("real")] == ["real"]
+
+
+def test_a_full_list_still_makes_room_for_the_table_a_joiner_seeks() -> None:
+    from cardtable.p2p.discovery import MAX_TABLES
+
+    disc = Discovery()
+    for n in range(MAX_TABLES):  # made-up tables from fresh keys fill the list
+        b, who = made_up(n + 1, name=f"junk {n}")
+        disc.receive(enc(b, who=who), ("10.6.6.6", 5000), n / 100)
+    real = enc(beacon(table=b"R" * 16, name="Real", who=OTHER))
+    assert disc.receive(real, ("10.1.1.1", 5000), 1.0) is None and disc.dropped["too many tables"] == 1
+    disc.sought = "real"
+    assert disc.receive(enc(beacon(table=b"R" * 16, name="Real", who=OTHER)), ("10.1.1.1", 5000), 1.1)
+    assert len(disc.tables()) == MAX_TABLES and [t.name for t in disc.find("REAL")] == ["Real"]
+    assert "junk 0" not in {t.name for t in disc.tables()}  # the one heard longest ago made room
+    b, who = made_up(999, name="junk again")  # other names still find the list full
+    assert disc.receive(enc(b, who=who), ("10.6.6.6", 5000), 1.2) is None
 
 
 def test_an_old_beacon_replayed_is_dropped_and_addresses_stay_few() -> None:
