@@ -22,7 +22,7 @@ Examples:
 @home_option
 def games(home: Path | None) -> None:
     """List the games kept in the config dir (every table keeps its log there), newest first."""
-    from cardtable.p2p.node import default_home
+    from cardtable.p2p.identity import default_home
 
     where = home if home is not None else default_home()
     kept = kept_games(where)

@@ -131,7 +131,7 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
 def play_dir(home: Path | None) -> Path:
     """Where ``play`` keeps its table: ``play/`` in the config dir."""
-    from cardtable.p2p.node import default_home
+    from cardtable.p2p.identity import default_home
 
     return (home if home is not None else default_home()) / PLAY_DIR
 

@@ -255,11 +255,11 @@ class Discovery:
             return None
         if table is None:
             if len(self._tables) >= MAX_TABLES:  # only a sought table gets this far
-                others = [t for t in self._tables.values() if not self._wanted(t.name)]
-                if not others:
+                unsought = [t for t in self._tables.values() if not self._wanted(t.name)]
+                if not unsought:
                     self.dropped["too many tables"] += 1
                     return None
-                del self._tables[min(others, key=lambda t: t.last_heard).table_id]
+                del self._tables[min(unsought, key=lambda t: t.last_heard).table_id]
             table = TableHeard(beacon.table_id, beacon.name, beacon.config, beacon.taken, beacon.total,
                                beacon.key, beacon.term, beacon.phase, contact, now, now)
             self._tables[beacon.table_id] = table

@@ -68,11 +68,21 @@ class Identity:
         return digest.digest()
 
 
-def default_path() -> Path:
-    """``$CARDTABLE_HOME/identity.key``, or ``~/.config/cardtable/identity.key``."""
+def default_home() -> Path:
+    """``$CARDTABLE_HOME``, or the platform's config dir for cardtable (``~/.config/cardtable`` on
+    Linux, ``~/Library/Application Support/cardtable`` on macOS, ``%APPDATA%\\cardtable`` on
+    Windows)."""
     home = os.environ.get("CARDTABLE_HOME")
-    base = Path(home) if home else Path.home() / ".config" / "cardtable"
-    return base / "identity.key"
+    if home:
+        return Path(home)
+    import platformdirs
+
+    return Path(platformdirs.user_config_path("cardtable", appauthor=False, roaming=True))
+
+
+def default_path() -> Path:
+    """Where the identity is kept: ``identity.key`` in ``default_home()``."""
+    return default_home() / "identity.key"
 
 
 @lru_cache(maxsize=256)

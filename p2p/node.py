@@ -33,7 +33,7 @@ import asyncio_dgram
 
 from cardtable.p2p import wire
 from cardtable.p2p.discovery import DISCOVERY_PORT, Discovery, broadcast_addresses
-from cardtable.p2p.identity import Identity
+from cardtable.p2p.identity import Identity, default_home
 from cardtable.p2p.peer import BROADCAST
 from cardtable.p2p.store import FileStore
 from cardtable.p2p.table import OVER, TableState
@@ -483,15 +483,3 @@ class Home:
             n += 1
         self.store_path.replace(target)
         return target
-
-
-def default_home() -> Path:
-    """``$CARDTABLE_HOME``, or the platform's config dir for cardtable (``~/.config/cardtable`` on
-    Linux, ``~/Library/Application Support/cardtable`` on macOS, ``%APPDATA%\\cardtable`` on
-    Windows)."""
-    home = os.environ.get("CARDTABLE_HOME")
-    if home:
-        return Path(home)
-    import platformdirs
-
-    return Path(platformdirs.user_config_path("cardtable", appauthor=False, roaming=True))
