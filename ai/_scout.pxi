@@ -403,9 +403,12 @@ cdef void scout_evaluate(const ScoutState* s, double* out) noexcept nogil:
 
 
 cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil:
-    return (<unsigned long long>a.kind | (<unsigned long long>a.end << 3)
-            | (<unsigned long long>a.value << 4) | (<unsigned long long>a.pos << 8)
-            | (<unsigned long long>a.first << 16) | (<unsigned long long>a.last << 24))
+    """The fields from the most significant down in the order scout_legal and
+    scout_candidates generate moves (kind, end, value, position, first, last): their lists
+    come sorted by key, as the search's merge of moves with a node's children needs."""
+    return ((<unsigned long long>a.kind << 40) | (<unsigned long long>a.end << 32)
+            | (<unsigned long long>a.value << 24) | (<unsigned long long>a.pos << 16)
+            | (<unsigned long long>a.first << 8) | <unsigned long long>a.last)
 
 
 # --- moves ---------------------------------------------------------------------------------
