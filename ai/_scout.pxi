@@ -104,12 +104,18 @@ cdef inline int scout_strength(const uint8_t* ups, int n) noexcept nogil:
 
 
 cdef inline int scout_cards_strength(const uint8_t* cards, int n) noexcept nogil:
-    """Strength of a valid set of cards (up values count)."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef int k
-    for k in range(n):
-        ups[k] = cards[k] & 15
-    return scout_strength(ups, n)
+    """Strength of a valid set of cards (up values count), as scout_strength."""
+    cdef int step
+    if n == 0:
+        return 0
+    if n == 1:
+        return 0x110 | (cards[0] & 15)
+    step = <int>(cards[1] & 15) - <int>(cards[0] & 15)
+    if step == 0:
+        return (n << 8) | 0x10 | (cards[0] & 15)
+    if step == 1:
+        return (n << 8) | (cards[0] & 15)
+    return (n << 8) | (cards[n - 1] & 15)
 
 
 cdef inline int scout_valid_strength(const uint8_t* ups, int n) noexcept nogil:
@@ -288,7 +294,7 @@ cdef inline int scout__start_counts(const uint8_t* ups, int h, int target, Scout
         d = <int>ups[i + 1] - u
         ok = <unsigned int>(d + 1) <= 2
         cont = ok & (big >= 2) & (step == d)
-        big = 1 + ok * (1 + cont * (big - 1))
+        big = (big + 1 if cont else 2) if ok else 1
         step = d
         r.step[i] = <int8_t>d
         r.len[i] = <uint8_t>big
@@ -629,11 +635,27 @@ cdef inline int scout__through_strength(int t, int v, int x, int y) noexcept nog
     return (n << 8) | (v - y)
 
 
+cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept nogil:
+    """Inserting v at p puts it next to a card it forms a set or a run with."""
+    cdef int d
+    if p > 0:
+        d = <int>ups[p - 1] - v
+        if -1 <= d <= 1:
+            return True
+    if p < h:
+        d = <int>ups[p] - v
+        if -1 <= d <= 1:
+            return True
+    return False
+
+
 cdef inline int scout__count_through(const uint8_t* ups, int h, const ScoutChains* c, int v,
                                      int p, int target) noexcept nogil:
     """Spans of the hand with v inserted at p that contain the new card and beat target."""
     cdef int n = 1 if (0x110 | v) > target else 0
     cdef int t, a, b, x, y
+    if not scout__near(ups, h, v, p):   # the new card joins nothing: only the single
+        return n
     for t in range(3):
         scout__reach(ups, h, c, t, v, p, &a, &b)
         if a == 0 and b == 0:
@@ -771,20 +793,6 @@ cdef int scout__legal_count(const ScoutState* s, int seat) noexcept nogil:
 
 
 # --- candidates: legal moves minus obviously dominated ones --------------------------------
-
-cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept nogil:
-    """Inserting v at p puts it next to a card it forms a set or a run with."""
-    cdef int d
-    if p > 0:
-        d = <int>ups[p - 1] - v
-        if -1 <= d <= 1:
-            return True
-    if p < h:
-        d = <int>ups[p] - v
-        if -1 <= d <= 1:
-            return True
-    return False
-
 
 cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
     """The moves the search considers: every turn choice, show and pass; scouts inserted only
