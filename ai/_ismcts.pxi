@@ -10,8 +10,8 @@
 # answer is the most visited root move. Nodes live in one preallocated pool; the loop runs
 # without the GIL and touches no Python object.
 from libc.math cimport exp, log, sqrt, tanh
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memmove, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 cdef unsigned long long WAIT_KEY = 0xFFFFFFFFFFFFFFFFULL  # the root's "let the waiting seat act"
@@ -47,26 +47,78 @@ cdef inline double log_count(unsigned int n) noexcept nogil:
     return log_table[n] if n < LOG_TABLE else log(<double>n)
 
 
-cdef inline int tree_new_node(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
-    cdef int i
-    cdef Node* node
-    if t.size >= t.capacity:
-        return NO_NODE
-    i = t.size
-    t.size += 1
-    node = &t.nodes[i]
+cdef inline void node_init(Tree* t, int i, unsigned long long key, int seat) noexcept nogil:
+    cdef Node* node = &t.nodes[i]
     node.key = key
-    node.first_child = NO_NODE
+    node.reward = 0.0
     node.visits = 0
     node.avail = 0
-    node.reward = 0.0
+    node.kids = NO_NODE
+    node.nkids = 0
+    node.kshift = 0
     node.seat = <signed char>seat
-    if parent != NO_NODE:
-        node.next_sibling = t.nodes[parent].first_child
-        t.nodes[parent].first_child = i
+    node.born = t.born
+    t.born += 1
+
+
+cdef inline int block_alloc(Tree* t, int shift) noexcept nogil:
+    """A block of 1 << shift nodes from the pool (a freed one of that size first), or NO_NODE."""
+    cdef int b = t.free_blocks[shift]
+    if b != NO_NODE:
+        t.free_blocks[shift] = t.nodes[b].kids
+        return b
+    if t.size > t.capacity - (1 << shift):
+        return NO_NODE
+    b = t.size
+    t.size += 1 << shift
+    return b
+
+
+cdef inline int kid_position(const Tree* t, int parent, unsigned long long key) noexcept nogil:
+    """Where ``key`` goes among the parent's children (sorted by key): the first not below it."""
+    cdef const Node* kids = &t.nodes[t.nodes[parent].kids]
+    cdef int lo = 0, hi = t.nodes[parent].nkids, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if kids[mid].key < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef int add_child(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
+    """A new child of ``parent`` (not the root) for ``key``, kept in key order in the parent's
+    block; the block doubles (into a new block, the old one freed) when full. The parent's
+    other children may move: only the parent and its ancestors keep their places. Returns
+    the child, or NO_NODE when the pool (or the node) is full."""
+    cdef Node* p = &t.nodes[parent]
+    cdef int n = p.nkids, pos = 0, b
+    if n >= MAX_KIDS:
+        return NO_NODE
+    if p.kids == NO_NODE:
+        b = block_alloc(t, 0)
+        if b == NO_NODE:
+            return NO_NODE
+        p.kids = b
+        p.kshift = 0
     else:
-        node.next_sibling = NO_NODE
-    return i
+        pos = kid_position(t, parent, key)
+        if n == (1 << p.kshift):
+            b = block_alloc(t, p.kshift + 1)
+            if b == NO_NODE:
+                return NO_NODE
+            memcpy(&t.nodes[b], &t.nodes[p.kids], pos * sizeof(Node))
+            memcpy(&t.nodes[b + pos + 1], &t.nodes[p.kids + pos], (n - pos) * sizeof(Node))
+            t.nodes[p.kids].kids = t.free_blocks[p.kshift]
+            t.free_blocks[p.kshift] = p.kids
+            p.kids = b
+            p.kshift += 1
+        elif pos < n:
+            memmove(&t.nodes[p.kids + pos + 1], &t.nodes[p.kids + pos], (n - pos) * sizeof(Node))
+    p.nkids = <unsigned short>(n + 1)
+    node_init(t, p.kids + pos, key, seat)
+    return p.kids + pos
 
 
 cdef inline int g_candidates(GameState* s, int seat, void* acts) noexcept nogil:
@@ -216,104 +268,96 @@ cdef inline void sort_keys(KeyIdx* a, int n) noexcept nogil:
         gap //= 3
 
 
-cdef inline unsigned int key_hash(unsigned long long key) noexcept nogil:
-    return <unsigned int>((key * 0x9E3779B97F4A7C15ULL) >> 40)
-
-
-cdef inline unsigned int index_keys(Tree* t, const KeyIdx* ki, int n) noexcept nogil:
-    """Index ki[0..n) by key in t.slots (open addressing, a table of at least 2n slots);
-    returns the table's mask for find_key. O(n): no sorting, no clearing (stamps)."""
-    cdef unsigned int mask = 15, h
+cdef inline void sort_if_needed(KeyIdx* ki, int n) noexcept nogil:
+    """choose and choose_puct take the moves sorted by key (SCOUT's come that way)."""
     cdef int i
-    while mask + 1 < <unsigned int>(2 * n):
-        mask = mask * 2 + 1
-    t.stamp += 1
-    if t.stamp == 0:  # wrapped: every old stamp could look current again
-        memset(t.slots, 0, (mask + 1) * sizeof(KeySlot))
-        t.stamp = 1
-    for i in range(n):
-        h = key_hash(ki[i].key) & mask
-        while t.slots[h].stamp == t.stamp:
-            h = (h + 1) & mask
-        t.slots[h].key = ki[i].key
-        t.slots[h].pos = i
-        t.slots[h].stamp = t.stamp
-    return mask
+    for i in range(1, n):
+        if ki[i - 1].key >= ki[i].key:
+            sort_keys(ki, n)
+            return
 
 
-cdef inline int find_key(const Tree* t, unsigned int mask, unsigned long long key) noexcept nogil:
-    """The position in ki of ``key`` as indexed by the last index_keys, or -1."""
-    cdef unsigned int h = key_hash(key) & mask
-    while t.slots[h].stamp == t.stamp:
-        if t.slots[h].key == key:
-            return t.slots[h].pos
-        h = (h + 1) & mask
-    return -1
+cdef inline int match_kids(Tree* t, int node, const KeyIdx* ki, int n, int* found) noexcept nogil:
+    """found[j] = 1 + the position among the node's children of the child for move ki[j] (0:
+    untried), by merging the two key-sorted lists; each matched child's avail count rises.
+    Returns the number of moves matched."""
+    cdef Node* kids = &t.nodes[t.nodes[node].kids]
+    cdef int c = t.nodes[node].nkids, i, j = 0, matched = 0
+    cdef unsigned long long key
+    for i in range(c):
+        key = kids[i].key
+        while j < n and ki[j].key < key:
+            found[j] = 0
+            j += 1
+        if j == n:
+            break
+        if ki[j].key == key:
+            found[j] = i + 1
+            kids[i].avail += 1
+            matched += 1
+            j += 1
+    while j < n:
+        found[j] = 0
+        j += 1
+    return matched
 
 
-cdef int choose(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng* rng,
+cdef int choose(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
                 int* child_out) noexcept nogil:
-    """Pick the move at ``node`` among the ``n`` available ones: a random untried one if any
-    (``*child_out`` = NO_NODE: expand it), else the UCB1-best child (availability counts).
-    Returns a position in ``ki``. Every available child's avail count rises."""
-    cdef int child = t.nodes[node].first_child, best = NO_NODE, j, count = 0, pick = -1
+    """Pick the move at ``node`` among the ``n`` available ones (sorted by key): a random
+    untried one if any (``*child_out`` = NO_NODE: expand it), else the UCB1-best child
+    (availability counts; equal scores go to the newest child). Returns a position in ``ki``.
+    Every available child's avail count rises."""
+    cdef int best = NO_NODE, j, count = 0, pick = -1, base
     cdef double score, best_score = -1e300
     cdef Node* c
-    cdef unsigned int mask
     child_out[0] = NO_NODE
-    if child == NO_NODE:
+    if t.nodes[node].nkids == 0:
         return <int>rng_below(rng, n)
-    mask = index_keys(t, ki, n)
-    memset(found, 0, n)
-    while child != NO_NODE:
-        c = &t.nodes[child]
-        j = find_key(t, mask, c.key)
-        if j >= 0:
-            found[j] = 1
-            c.avail += 1
-            score = c.reward / c.visits + t.explore * sqrt(log_count(c.avail) / c.visits)
-            if score > best_score:
-                best_score = score
-                best = child
-                pick = j
-        child = c.next_sibling
+    if match_kids(t, node, ki, n, found) < n:
+        for j in range(n):
+            if not found[j]:
+                count += 1
+                if rng_below(rng, count) == 0:  # reservoir sampling among the untried
+                    pick = j
+        return pick
+    base = t.nodes[node].kids
     for j in range(n):
-        if not found[j]:
-            count += 1
-            if rng_below(rng, count) == 0:  # reservoir sampling among the untried
-                pick = j
-    if count == 0:
-        child_out[0] = best
+        c = &t.nodes[base + found[j] - 1]
+        score = c.reward / c.visits + t.explore * sqrt(log_count(c.avail) / c.visits)
+        if score > best_score or (score == best_score and best != NO_NODE and c.born > t.nodes[best].born):
+            best_score = score
+            best = base + found[j] - 1
+            pick = j
+    child_out[0] = best
     return pick
 
 
-cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, unsigned char* found, Rng* rng,
+cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
                      int* child_out) noexcept nogil:
     """PUCT: the move maximising Q + cpuct * prior * sqrt(N) / (1 + visits), where an untried
-    move's Q is the mean of the tried ones minus fpu. ``*child_out`` = NO_NODE: expand it."""
-    cdef int child = t.nodes[node].first_child, best = NO_NODE, j, pick = -1, ties = 0
+    move's Q is the mean of the tried ones minus fpu. ``ki`` is sorted by key. ``*child_out``
+    = NO_NODE: expand it."""
+    cdef int best = NO_NODE, j, pick = -1, ties = 0, base = t.nodes[node].kids
     cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu
     cdef Node* c
-    cdef unsigned int mask = 0
     sq = sqrt(<double>t.nodes[node].visits + 1.0)
     child_out[0] = NO_NODE
-    memset(found, 0, n)
-    if child != NO_NODE:
-        mask = index_keys(t, ki, n)
-    while child != NO_NODE:
-        c = &t.nodes[child]
-        j = find_key(t, mask, c.key)
-        if j >= 0:
-            found[j] = 1
-            c.avail += 1
-            sum_r += c.reward
-            sum_v += c.visits
-            score = c.reward / c.visits + t.cpuct * ki[j].prior * sq / (1.0 + c.visits)
-            if score > best_score:
-                best_score = score
-                best = child
-                pick = j
-        child = c.next_sibling
+    if t.nodes[node].nkids == 0:
+        memset(found, 0, n * sizeof(int))
+    else:
+        match_kids(t, node, ki, n, found)
+    for j in range(n):
+        if not found[j]:
+            continue
+        c = &t.nodes[base + found[j] - 1]
+        sum_r += c.reward
+        sum_v += c.visits
+        score = c.reward / c.visits + t.cpuct * ki[j].prior * sq / (1.0 + c.visits)
+        if score > best_score or (score == best_score and best != NO_NODE and c.born > t.nodes[best].born):
+            best_score = score
+            best = base + found[j] - 1
+            pick = j
     fpu = sum_r / sum_v - t.fpu if sum_v > 0 else 0.0
     for j in range(n):
         if found[j]:
@@ -388,6 +432,8 @@ cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
     for i in range(n):
         t.root_child[i] = NO_NODE
     t.root_n = n
+    t.root_base = t.size   # the root's children, one slot per move (search() leaves room)
+    t.size += n
 
 
 cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
@@ -439,7 +485,7 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
     return pick
 
 
-cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char* found,
+cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
                   double* values, Rng* rng) noexcept nogil:
     cdef int node = 0, seat, n, i, j, child, steps
     cdef int path[MAX_DEPTH]
@@ -450,10 +496,10 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
     if not g_over(det) and t.root_n > 0:
         j = choose_root(t, rng, &child)
         if child == NO_NODE:
-            child = tree_new_node(t, 0, t.root_ki[j].key, t.searcher)
-            if child != NO_NODE:
-                t.root_child[j] = child
-                t.nodes[child].avail = 1
+            child = t.root_base + j
+            node_init(t, child, t.root_ki[j].key, t.searcher)
+            t.root_child[j] = child
+            t.nodes[child].avail = 1
         if child != NO_NODE:
             if t.root_ki[j].idx >= 0:
                 g_apply(det, t.searcher, t.root_acts, t.root_ki[j].idx, rng)
@@ -473,13 +519,15 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
             g_values(det, seat, acts, n, values)
         if GameState is SoloState:   # (SCOUT's moves are all public)
             n = merge_edges(t, det, acts, ki, n, values)
+        else:
+            sort_if_needed(ki, n)
         if t.cpuct > 0:
             set_priors(t, ki, n, values)
             j = choose_puct(t, node, ki, n, found, rng, &child)
         else:
             j = choose(t, node, ki, n, found, rng, &child)
         if child == NO_NODE:
-            child = tree_new_node(t, node, ki[j].key, seat)
+            child = add_child(t, node, ki[j].key, seat)
             if child == NO_NODE:  # the pool is full: stop growing, roll out from here
                 break
             t.nodes[child].avail = 1
@@ -512,14 +560,17 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, unsigned char
 
 
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
-                    unsigned long long seed, void* acts, KeyIdx* ki, unsigned char* found,
+                    unsigned long long seed, void* acts, KeyIdx* ki, int* found,
                     double* values) noexcept nogil:
     """Iterate until the budget is spent; ``det`` is scratch space for the determinizations."""
     cdef Rng rng
-    cdef int done = 0
+    cdef int done = 0, i
     cdef double deadline = now_seconds() + seconds
     rng_seed(&rng, seed)
-    tree_new_node(t, NO_NODE, 0, -1)
+    for i in range(KID_SHIFTS):
+        t.free_blocks[i] = NO_NODE
+    t.size = 1
+    node_init(t, 0, 0, -1)
     while done < max_iterations:
         if GameState is SoloState:
             solo_determinize(det, <SoloInfo*>info, &rng)
@@ -573,9 +624,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef ScoutState scout_det
     cdef void* acts = NULL
     cdef KeyIdx* ki = NULL
-    cdef unsigned char* found = NULL
+    cdef int* found = NULL
     cdef double* values = NULL
-    cdef int done = 0, max_actions, child, best = NO_NODE, i, slots
+    cdef int done = 0, max_actions, child, best = NO_NODE, i
     cdef double started
     if iterations <= 0 and seconds <= 0:
         raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
@@ -585,9 +636,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if iterations <= 0:
         iterations = 1 << 30
-    capacity = min(iterations, int(seconds * 400_000) if seconds > 0 else iterations, 8_000_000) + 2
+    # Nodes the search may create (one an iteration at most); the pool holds three times as
+    # many (child blocks are allocated by doubling) plus one slot per root move.
+    capacity = min(iterations, int(seconds * 400_000) if seconds > 0 else iterations, 4_000_000) + 2
     memset(&t, 0, sizeof(Tree))
-    t.capacity = capacity
     t.searcher = seat
     t.players = len(observation["hand_sizes"])
     t.explore = explore
@@ -622,16 +674,13 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.root_ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
     t.root_child = <int*>malloc((max_actions + 1) * sizeof(int))
     ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
-    found = <unsigned char*>malloc(max_actions + 1)
+    found = <int*>malloc((max_actions + 1) * sizeof(int))
     values = <double*>malloc((max_actions + 1) * sizeof(double))
-    t.nodes = <Node*>malloc(capacity * sizeof(Node))
-    slots = 16
-    while slots < 2 * (max_actions + 1):
-        slots *= 2
-    t.slots = <KeySlot*>calloc(slots, sizeof(KeySlot))
+    t.capacity = 3 * capacity + max_actions + 1
+    t.nodes = <Node*>malloc(t.capacity * sizeof(Node))
     if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
-            or t.slots == NULL or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
-        free(acts); free(ki); free(found); free(values); free(t.nodes); free(t.slots)
+            or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
+        free(acts); free(ki); free(found); free(values); free(t.nodes)
         free(t.root_acts); free(t.root_ki); free(t.root_child)
         raise MemoryError("not enough memory for the search tree")
     try:
@@ -645,20 +694,21 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
                 done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
                                   found, values)
         elapsed = now_seconds() - started
+        # the root's children newest first (the order ties are broken in), then the most visited
+        made = sorted((t.nodes[t.root_child[i]].born, t.root_child[i]) for i in range(t.root_n)
+                      if t.root_child[i] != NO_NODE)[::-1]
         children = []
-        child = t.nodes[0].first_child
-        while child != NO_NODE:
+        for _, child in made:
             children.append((t.nodes[child].key, t.nodes[child].visits,
                              t.nodes[child].reward / max(t.nodes[child].visits, 1)))
             if best == NO_NODE or t.nodes[child].visits > t.nodes[best].visits:
                 best = child
-            child = t.nodes[child].next_sibling
         texts = _root_texts(game, solo_info if game == "solo" else scout_info, seat, seed)
         ranked = sorted(((texts.get(k), v, r) for k, v, r in children), key=lambda c: -c[1])
         action = None if best == NO_NODE else texts.get(t.nodes[best].key)
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
-        return action, {"iterations": done, "nodes": t.size, "seconds": elapsed, "children": ranked,
+        return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,
                         "mean_depth": <double>t.depth_sum / max(done, 1)}
     finally:
         free(acts)
@@ -666,7 +716,6 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(found)
         free(values)
         free(t.nodes)
-        free(t.slots)
         free(t.root_acts)
         free(t.root_ki)
         free(t.root_child)

@@ -104,12 +104,18 @@ cdef inline int scout_strength(const uint8_t* ups, int n) noexcept nogil:
 
 
 cdef inline int scout_cards_strength(const uint8_t* cards, int n) noexcept nogil:
-    """Strength of a valid set of cards (up values count)."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef int k
-    for k in range(n):
-        ups[k] = cards[k] & 15
-    return scout_strength(ups, n)
+    """Strength of a valid set of cards (up values count), as scout_strength."""
+    cdef int step
+    if n == 0:
+        return 0
+    if n == 1:
+        return 0x110 | (cards[0] & 15)
+    step = <int>(cards[1] & 15) - <int>(cards[0] & 15)
+    if step == 0:
+        return (n << 8) | 0x10 | (cards[0] & 15)
+    if step == 1:
+        return (n << 8) | (cards[0] & 15)
+    return (n << 8) | (cards[n - 1] & 15)
 
 
 cdef inline int scout_valid_strength(const uint8_t* ups, int n) noexcept nogil:
@@ -184,72 +190,135 @@ cdef inline int scout__emit_spans(const uint8_t* ups, int h, int target, ScoutAc
     return n
 
 
-cdef inline int scout__count_spans(const uint8_t* ups, int h, int target, int* startc,
-                                   int* endc) noexcept nogil:
-    """Count the spans stronger than ``target``; if startc/endc are given, also per first/last
-    index (they must hold h zeros)."""
-    cdef int i, j, a, step, st, n = 0
+# The spans of a list of up values, by start: from index i the only spans longer than one
+# card continue the step ups[i + 1] - ups[i] (if it is -1, 0 or 1) as far as it goes, and a
+# longer span of the same start is always stronger, so the spans from i that beat a target
+# are the single (if it does) and the lengths m..len[i] (scout__span_min): counted and
+# indexed in O(1) per start, in scout__emit_spans order.
+
+ctypedef struct ScoutRuns:
+    uint8_t len[SCOUT_MAX_HAND + 1]   # the longest span from i (1: only the single)
+    int8_t step[SCOUT_MAX_HAND + 1]   # its step, when len >= 2
+
+
+cdef inline void scout__runs(const uint8_t* ups, int h, ScoutRuns* r) noexcept nogil:
+    cdef int i, d
+    if h <= 0:
+        return
+    r.len[h - 1] = 1
+    for i in range(h - 2, -1, -1):
+        d = <int>ups[i + 1] - <int>ups[i]
+        if d < -1 or d > 1:
+            r.len[i] = 1
+            continue
+        r.step[i] = <int8_t>d
+        r.len[i] = r.len[i + 1] + 1 if r.len[i + 1] >= 2 and r.step[i + 1] == d else 2
+
+
+cdef inline int scout__span_min(const uint8_t* ups, const ScoutRuns* r, int i, int target) noexcept nogil:
+    """The shortest span of two or more cards from i that beats target (len[i] + 1: none)."""
+    cdef int tl = target >> 8, big = r.len[i], low, m
+    m = tl + 1 if tl + 1 > 2 else 2
+    if 2 <= tl <= big:
+        if r.step[i] == 0:
+            low = 0x10 | ups[i]
+        elif r.step[i] == 1:
+            low = ups[i]
+        else:
+            low = <int>ups[i] - tl + 1
+        if low > (target & 255):
+            m = tl
+    return m if m <= big else big + 1
+
+
+cdef inline int scout__spans_at(const uint8_t* ups, const ScoutRuns* r, int i, int target,
+                                int* single, int* m) noexcept nogil:
+    """Spans from i that beat target: ``single`` (0/1) plus lengths ``m``..len[i]."""
+    single[0] = 1 if (0x110 | ups[i]) > target else 0
+    if r.len[i] < 2:
+        m[0] = 2
+        return single[0]
+    m[0] = scout__span_min(ups, r, i, target)
+    return single[0] + r.len[i] - m[0] + 1
+
+
+cdef inline int scout__count_spans(const uint8_t* ups, int h, const ScoutRuns* r, int target,
+                                   int* startc, int* endc) noexcept nogil:
+    """Count the spans stronger than ``target``; if startc/endc are given (h zeros each),
+    also add them up per first index (startc) and per last index (endc)."""
+    cdef int i, n = 0, c, single, m
     for i in range(h):
-        a = ups[i]
-        if (0x110 | a) > target:
-            n += 1
-            if startc != NULL:
-                startc[i] += 1
-                endc[i] += 1
-        if i + 1 >= h:
-            continue
-        step = <int>ups[i + 1] - a
-        if step < -1 or step > 1:
-            continue
-        j = i + 1
-        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
-            if step == 0:
-                st = ((j - i + 1) << 8) | 0x10 | a
-            elif step == 1:
-                st = ((j - i + 1) << 8) | a
-            else:
-                st = ((j - i + 1) << 8) | ups[j]
-            if st > target:
-                n += 1
-                if startc != NULL:
-                    startc[i] += 1
-                    endc[j] += 1
-            j += 1
+        c = scout__spans_at(ups, r, i, target, &single, &m)
+        n += c
+        if startc != NULL:
+            startc[i] += c
+            endc[i] += single
+    if startc != NULL:
+        scout__end_counts(ups, h, r, target, endc)
     return n
 
 
-cdef inline bint scout__nth_span(const uint8_t* ups, int h, int target, int k, int* first,
-                                 int* last) noexcept nogil:
-    """The k-th (0-based) span stronger than ``target``, in scout__emit_spans order."""
-    cdef int i, j, a, step, st
+cdef inline void scout__end_counts(const uint8_t* ups, int h, const ScoutRuns* r, int target,
+                                   int* endc) noexcept nogil:
+    """Add to endc[j] the spans of two or more cards beating target that end at j."""
+    cdef int diff[SCOUT_MAX_HAND + 2]
+    cdef int i, m, run = 0
+    memset(diff, 0, (h + 1) * sizeof(int))
     for i in range(h):
-        a = ups[i]
-        if (0x110 | a) > target:
-            if k == 0:
-                first[0] = i
-                last[0] = i
-                return True
-            k -= 1
-        if i + 1 >= h:
+        if r.len[i] < 2:
             continue
-        step = <int>ups[i + 1] - a
-        if step < -1 or step > 1:
-            continue
-        j = i + 1
-        while j < h and <int>ups[j] - <int>ups[j - 1] == step:
-            if step == 0:
-                st = ((j - i + 1) << 8) | 0x10 | a
-            elif step == 1:
-                st = ((j - i + 1) << 8) | a
-            else:
-                st = ((j - i + 1) << 8) | ups[j]
-            if st > target:
-                if k == 0:
-                    first[0] = i
-                    last[0] = j
-                    return True
-                k -= 1
-            j += 1
+        m = scout__span_min(ups, r, i, target)
+        if m <= r.len[i]:
+            diff[i + m - 1] += 1
+            diff[i + r.len[i]] -= 1
+    for i in range(h):
+        run += diff[i]
+        endc[i] += run
+
+
+cdef inline int scout__start_counts(const uint8_t* ups, int h, int target, ScoutRuns* r,
+                                    uint8_t* c) noexcept nogil:
+    """scout__runs and, in the same pass, c[i] = the spans from i that beat target; the total."""
+    cdef int i, d, n, ci, big = 1, m, tl = target >> 8, tlo = target & 255, low, step = 9
+    cdef int ok, cont, eq, u
+    cdef int mlow = tl + 1 if tl > 1 else 2   # the shortest multi-card span that can beat target
+    if h <= 0:
+        return 0
+    r.len[h - 1] = 1
+    c[h - 1] = 1 if (0x110 | ups[h - 1]) > target else 0
+    n = c[h - 1]
+    # Branch-free (hands are random, so branches mispredict): big and step are the run from
+    # i + 1, kept in registers; the count of a start is its single plus lengths m..big.
+    for i in range(h - 2, -1, -1):
+        u = ups[i]
+        d = <int>ups[i + 1] - u
+        ok = <unsigned int>(d + 1) <= 2
+        cont = ok & (big >= 2) & (step == d)
+        big = (big + 1 if cont else 2) if ok else 1
+        step = d
+        r.step[i] = <int8_t>d
+        r.len[i] = <uint8_t>big
+        low = u + (d == 0) * 16 - (d == -1) * (tl - 1)
+        eq = (tl >= 2) & (tl <= big) & (low > tlo)
+        m = big - (mlow - eq) + 1
+        ci = ((0x110 | u) > target) + (m if m > 0 else 0)
+        c[i] = <uint8_t>ci
+        n += ci
+    return n
+
+
+cdef inline bint scout__nth_span(const uint8_t* ups, int h, const ScoutRuns* r, int target, int k,
+                                 int* first, int* last) noexcept nogil:
+    """The k-th (0-based) span stronger than ``target`` from index first[0] on, in
+    scout__emit_spans order."""
+    cdef int i, c, single, m
+    for i in range(first[0], h):
+        c = scout__spans_at(ups, r, i, target, &single, &m)
+        if k < c:
+            first[0] = i
+            last[0] = i if single and k == 0 else i + m - 1 + k - single
+            return True
+        k -= c
     return False
 
 
@@ -403,9 +472,12 @@ cdef void scout_evaluate(const ScoutState* s, double* out) noexcept nogil:
 
 
 cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil:
-    return (<unsigned long long>a.kind | (<unsigned long long>a.end << 3)
-            | (<unsigned long long>a.value << 4) | (<unsigned long long>a.pos << 8)
-            | (<unsigned long long>a.first << 16) | (<unsigned long long>a.last << 24))
+    """The fields from the most significant down in the order scout_legal and
+    scout_candidates generate moves (kind, end, value, position, first, last): their lists
+    come sorted by key, as the search's merge of moves with a node's children needs."""
+    return ((<unsigned long long>a.kind << 40) | (<unsigned long long>a.end << 32)
+            | (<unsigned long long>a.value << 24) | (<unsigned long long>a.pos << 16)
+            | (<unsigned long long>a.first << 8) | <unsigned long long>a.last)
 
 
 # --- moves ---------------------------------------------------------------------------------
@@ -563,162 +635,6 @@ cdef inline int scout__through_strength(int t, int v, int x, int y) noexcept nog
     return (n << 8) | (v - y)
 
 
-cdef inline int scout__count_through(const uint8_t* ups, int h, const ScoutChains* c, int v,
-                                     int p, int target) noexcept nogil:
-    """Spans of the hand with v inserted at p that contain the new card and beat target."""
-    cdef int n = 1 if (0x110 | v) > target else 0
-    cdef int t, a, b, x, y
-    for t in range(3):
-        scout__reach(ups, h, c, t, v, p, &a, &b)
-        if a == 0 and b == 0:
-            continue
-        for x in range(a + 1):
-            for y in range(b + 1):
-                if x + y > 0 and scout__through_strength(t, v, x, y) > target:
-                    n += 1
-    return n
-
-
-# --- a uniformly random legal move without listing them all --------------------------------
-
-cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
-    """A uniformly random legal action of the waiting seat (into out); returns the seat or -1.
-
-    Counts shows, scouts and Scout & Shows per (end, value, position) in O(hand) each: the
-    spans of the hand with v inserted at p are those left of p, those right of p, and those
-    through the new card. Then decodes one index.
-    """
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
-    cdef int cnt[2][2][SCOUT_MAX_HAND + 1]
-    cdef int startc[SCOUT_MAX_HAND]
-    cdef int endc[SCOUT_MAX_HAND]
-    cdef int pre[SCOUT_MAX_HAND + 1]
-    cdef int rts[2]
-    cdef int vals[2][2]
-    cdef ScoutChains ch
-    cdef int seat, h, target, n_show, n_scout, n_ss, ends, e, vi, p, card, lo, hi, k, i, j
-    cdef int suf, total
-    i = j = 0
-    seat = scout_to_move(s)
-    if seat < 0:
-        return -1
-    if s.phase == SCOUT_PHASE_TURN_CHOICE:
-        out[0] = scout__action(SCOUT_FLIP if rng_below(rng, 2) == 0 else SCOUT_KEEP, 0, 0, 0, 0, 0)
-        return seat
-    h = scout__ups(s, seat, ups)
-    target = scout_active_strength(s)
-    n_show = scout__count_spans(ups, h, target, NULL, NULL)
-    n_scout = 0
-    n_ss = 0
-    ends = 0
-    if scout__can_scout(s, seat):
-        ends = 1 if s.active_len == 1 else 2
-        n_scout = ends * 2 * (h + 1)
-        for e in range(ends):
-            card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
-            lo = card & 15
-            hi = card >> 4
-            if lo > hi:
-                lo, hi = hi, lo
-            vals[e][0] = lo
-            vals[e][1] = hi
-        if s.players > 2 and s.scout_show[seat]:
-            scout__chains(ups, h, &ch)
-            for e in range(ends):
-                rts[e] = scout_reduced_strength(s, e)
-                memset(startc, 0, h * sizeof(int))
-                memset(endc, 0, h * sizeof(int))
-                scout__count_spans(ups, h, rts[e], startc, endc)
-                pre[0] = 0
-                for p in range(h):
-                    pre[p + 1] = pre[p] + endc[p]
-                # walk p downwards accumulating suf = spans starting at or after p
-                suf = 0
-                for p in range(h, -1, -1):
-                    if p < h:
-                        suf += startc[p]
-                    for vi in range(2):
-                        k = pre[p] + suf + scout__count_through(ups, h, &ch, vals[e][vi], p, rts[e])
-                        cnt[e][vi][p] = k
-                        n_ss += k
-    total = n_show + n_scout + n_ss + (1 if s.opt_voluntary_pass else 0)
-    if total == 0:
-        return -1
-    k = <int>rng_below(rng, <unsigned int>total)
-    if k == n_show + n_scout + n_ss:
-        out[0] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
-        return seat
-    if k < n_show:
-        scout__nth_span(ups, h, target, k, &i, &j)
-        out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, i, j)
-        return seat
-    k -= n_show
-    if k < n_scout:
-        e = k // (2 * (h + 1))
-        k -= e * 2 * (h + 1)
-        vi = k // (h + 1)
-        p = k - vi * (h + 1)
-        out[0] = scout__action(SCOUT_SCOUT, e, vals[e][vi], p, 0, 0)
-        return seat
-    k -= n_scout
-    for e in range(ends):
-        for vi in range(2):
-            for p in range(h + 1):
-                if k < cnt[e][vi][p]:
-                    scout__insert_ups(ups, h, vals[e][vi], p, nups)
-                    scout__nth_span(nups, h + 1, rts[e], k, &i, &j)
-                    out[0] = scout__action(SCOUT_SCOUT_SHOW, e, vals[e][vi], p, i, j)
-                    return seat
-                k -= cnt[e][vi][p]
-    return -1  # not reached
-
-
-cdef int scout__legal_count(const ScoutState* s, int seat) noexcept nogil:
-    """len(legal) by the counting method of scout__random_choice (for the tests)."""
-    cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef int startc[SCOUT_MAX_HAND]
-    cdef int endc[SCOUT_MAX_HAND]
-    cdef int pre[SCOUT_MAX_HAND + 1]
-    cdef ScoutChains ch
-    cdef int h, n, ends, e, vi, p, card, rt, suf
-    if s.phase == SCOUT_PHASE_TURN_CHOICE:
-        return 2 if 0 <= seat < s.players and s.flipped[seat] < 0 else 0
-    if s.phase != SCOUT_PHASE_PLAY or seat != s.turn:
-        return 0
-    h = scout__ups(s, seat, ups)
-    n = scout__count_spans(ups, h, scout_active_strength(s), NULL, NULL)
-    if s.opt_voluntary_pass:
-        n += 1
-    if not scout__can_scout(s, seat):
-        return n
-    ends = 1 if s.active_len == 1 else 2
-    n += ends * 2 * (h + 1)
-    if s.players == 2 or not s.scout_show[seat]:
-        return n
-    scout__chains(ups, h, &ch)
-    for e in range(ends):
-        card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
-        rt = scout_reduced_strength(s, e)
-        memset(startc, 0, h * sizeof(int))
-        memset(endc, 0, h * sizeof(int))
-        scout__count_spans(ups, h, rt, startc, endc)
-        pre[0] = 0
-        for p in range(h):
-            pre[p + 1] = pre[p] + endc[p]
-        suf = 0
-        for p in range(h, -1, -1):
-            if p < h:
-                suf += startc[p]
-            for vi in range(2):
-                n += pre[p] + suf + scout__count_through(ups, h, &ch,
-                                                         (card & 15) if vi == 0 else (card >> 4),
-                                                         p, rt)
-    return n
-
-
-# --- candidates: legal moves minus obviously dominated ones --------------------------------
-
 cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept nogil:
     """Inserting v at p puts it next to a card it forms a set or a run with."""
     cdef int d
@@ -732,6 +648,151 @@ cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept n
             return True
     return False
 
+
+cdef inline int scout__count_through(const uint8_t* ups, int h, const ScoutChains* c, int v,
+                                     int p, int target) noexcept nogil:
+    """Spans of the hand with v inserted at p that contain the new card and beat target."""
+    cdef int n = 1 if (0x110 | v) > target else 0
+    cdef int t, a, b, x, y
+    if not scout__near(ups, h, v, p):   # the new card joins nothing: only the single
+        return n
+    for t in range(3):
+        scout__reach(ups, h, c, t, v, p, &a, &b)
+        if a == 0 and b == 0:
+            continue
+        for x in range(a + 1):
+            for y in range(b + 1):
+                if x + y > 0 and scout__through_strength(t, v, x, y) > target:
+                    n += 1
+    return n
+
+
+# --- a uniformly random legal move without listing them all --------------------------------
+
+ctypedef struct ScoutDraw:   # the waiting seat's legal moves, counted by scout__draw_count
+    uint8_t ups[SCOUT_MAX_HAND]
+    uint8_t starts[SCOUT_MAX_HAND]   # the shows from each start
+    ScoutRuns runs
+    int h, target, n_show, n_scout, n_ss, total, ends
+    int vals[2][2]           # [end][0: lower, 1: higher value of the card]
+    int rts[2]               # the active set's strength without that end's card
+    int cnt[2][2][SCOUT_MAX_HAND + 1]   # Scout & Shows per (end, value, insertion point)
+
+
+cdef int scout__draw_count(const ScoutState* s, int seat, ScoutDraw* d) noexcept nogil:
+    """Count the play-phase legal moves of ``seat`` (the seat in turn) into d; returns the total.
+
+    Shows, scouts and Scout & Shows per (end, value, position) in O(hand) each: the spans of
+    the hand with v inserted at p are those left of p, those right of p, and those through
+    the new card. scout__draw_decode then makes the k-th of them, in any fixed order."""
+    cdef int startc[SCOUT_MAX_HAND]
+    cdef int endc[SCOUT_MAX_HAND]
+    cdef int pre[SCOUT_MAX_HAND + 1]
+    cdef ScoutChains ch
+    cdef int h, e, vi, p, card, lo, hi, k, suf
+    h = scout__ups(s, seat, d.ups)
+    d.h = h
+    d.target = scout_active_strength(s)
+    d.n_show = scout__start_counts(d.ups, h, d.target, &d.runs, d.starts)
+    d.n_scout = 0
+    d.n_ss = 0
+    d.ends = 0
+    if scout__can_scout(s, seat):
+        d.ends = 1 if s.active_len == 1 else 2
+        d.n_scout = d.ends * 2 * (h + 1)
+        for e in range(d.ends):
+            card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
+            lo = card & 15
+            hi = card >> 4
+            if lo > hi:
+                lo, hi = hi, lo
+            d.vals[e][0] = lo
+            d.vals[e][1] = hi
+        if s.players > 2 and s.scout_show[seat]:
+            scout__chains(d.ups, h, &ch)
+            for e in range(d.ends):
+                d.rts[e] = scout_reduced_strength(s, e)
+                memset(startc, 0, h * sizeof(int))
+                memset(endc, 0, h * sizeof(int))
+                scout__count_spans(d.ups, h, &d.runs, d.rts[e], startc, endc)
+                pre[0] = 0
+                for p in range(h):
+                    pre[p + 1] = pre[p] + endc[p]
+                # walk p downwards accumulating suf = spans starting at or after p
+                suf = 0
+                for p in range(h, -1, -1):
+                    if p < h:
+                        suf += startc[p]
+                    for vi in range(2):
+                        k = pre[p] + suf + scout__count_through(d.ups, h, &ch, d.vals[e][vi], p, d.rts[e])
+                        d.cnt[e][vi][p] = k
+                        d.n_ss += k
+    d.total = d.n_show + d.n_scout + d.n_ss + (1 if s.opt_voluntary_pass else 0)
+    return d.total
+
+
+cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexcept nogil:
+    """The k-th (0 <= k < d.total) of the moves scout__draw_count counted."""
+    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
+    cdef ScoutRuns r
+    cdef int e, vi, p, i = 0, j = 0, h = d.h
+    if k == d.n_show + d.n_scout + d.n_ss:
+        out[0] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
+        return
+    if k < d.n_show:
+        while k >= d.starts[i]:
+            k -= d.starts[i]
+            i += 1
+        scout__nth_span(d.ups, h, &d.runs, d.target, k, &i, &j)
+        out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, i, j)
+        return
+    k -= d.n_show
+    if k < d.n_scout:
+        e = k // (2 * (h + 1))
+        k -= e * 2 * (h + 1)
+        vi = k // (h + 1)
+        p = k - vi * (h + 1)
+        out[0] = scout__action(SCOUT_SCOUT, e, d.vals[e][vi], p, 0, 0)
+        return
+    k -= d.n_scout
+    for e in range(d.ends):
+        for vi in range(2):
+            for p in range(h + 1):
+                if k < d.cnt[e][vi][p]:
+                    scout__insert_ups(d.ups, h, d.vals[e][vi], p, nups)
+                    scout__runs(nups, h + 1, &r)
+                    scout__nth_span(nups, h + 1, &r, d.rts[e], k, &i, &j)
+                    out[0] = scout__action(SCOUT_SCOUT_SHOW, e, d.vals[e][vi], p, i, j)
+                    return
+                k -= d.cnt[e][vi][p]
+
+
+cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
+    """A uniformly random legal action of the waiting seat (into out); returns the seat or -1."""
+    cdef ScoutDraw d
+    cdef int seat = scout_to_move(s)
+    if seat < 0:
+        return -1
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        out[0] = scout__action(SCOUT_FLIP if rng_below(rng, 2) == 0 else SCOUT_KEEP, 0, 0, 0, 0, 0)
+        return seat
+    if scout__draw_count(s, seat, &d) == 0:
+        return -1
+    scout__draw_decode(&d, <int>rng_below(rng, <unsigned int>d.total), out)
+    return seat
+
+
+cdef int scout__legal_count(const ScoutState* s, int seat) noexcept nogil:
+    """len(legal) by the counting method of scout__random_choice (for the tests)."""
+    cdef ScoutDraw d
+    if s.phase == SCOUT_PHASE_TURN_CHOICE:
+        return 2 if 0 <= seat < s.players and s.flipped[seat] < 0 else 0
+    if s.phase != SCOUT_PHASE_PLAY or seat != s.turn:
+        return 0
+    return scout__draw_count(s, seat, &d)
+
+
+# --- candidates: legal moves minus obviously dominated ones --------------------------------
 
 cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
     """The moves the search considers: every turn choice, show and pass; scouts inserted only
@@ -1548,6 +1609,21 @@ cdef class ScoutMirror:
                 scout_apply(&self.s, seat, &a, &rng)
                 steps += 1
         return steps
+
+    def random_moves(self, int seat):
+        """The move random_playout draws for each index (play phase, the seat in turn): a
+        uniform draw needs each legal move exactly once (for the tests)."""
+        cdef ScoutDraw d
+        cdef ScoutAction a
+        cdef int k, n
+        if self.s.phase != SCOUT_PHASE_PLAY or seat != self.s.turn:
+            return []
+        n = scout__draw_count(&self.s, seat, &d)
+        out = []
+        for k in range(n):
+            scout__draw_decode(&d, k, &a)
+            out.append(scout_action_text(&a))
+        return out
 
     def random_action(self, unsigned long long seed):
         """(seat, text) that random_playout would play next, or None (for tests)."""

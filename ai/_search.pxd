@@ -233,15 +233,19 @@ cdef enum:
     NO_NODE = -1
     MAX_SEATS = 10
     MAX_DEPTH = 512
+    MAX_KIDS = 65535     # children of one node (nkids is 16 bits; a full node stops growing)
+    KID_SHIFTS = 17      # block sizes 1, 2, 4 .. 65536 nodes
 
 
 ctypedef struct Node:
     unsigned long long key   # the action leading here (WAIT_KEY: the root's "not now")
-    int first_child
-    int next_sibling
+    float reward             # sum of rewards for `seat`
     unsigned int visits
     unsigned int avail       # times this node's action was legal when its parent was visited
-    float reward             # sum of rewards for `seat`
+    int kids                 # this node's children: one block of the pool, sorted by key (NO_NODE: none)
+    int born                 # creation order (ties between children go to the newest)
+    unsigned short nkids     # children in the block (at most MAX_KIDS)
+    unsigned char kshift     # the block holds 1 << kshift nodes
     signed char seat         # the seat that chose the action leading here (-1 at the root)
 
 
@@ -249,12 +253,6 @@ ctypedef struct KeyIdx:
     unsigned long long key
     int idx                  # index into the action buffer (-1: the root's WAIT choice)
     float prior              # the rollout policy's probability of this move (PUCT)
-
-ctypedef struct KeySlot:     # one slot of the hash index from a move's key to its place in the KeyIdx array
-    unsigned long long key
-    int pos
-    unsigned int stamp       # the slot is in use only if this is the tree's current stamp
-
 
 ctypedef struct Tree:
     Node* nodes
@@ -273,14 +271,15 @@ ctypedef struct Tree:
     double scale2      # tanh scale of the reward_mode 1 margin
     double totals[MAX_SEATS]   # the match totals before this round
     bint root_wait     # the root offers WAIT_KEY (the searcher may act out of turn or not)
-    KeySlot* slots     # the key index of the node being chosen at (index_keys); no clearing:
-    unsigned int stamp # a call takes a new stamp
+    int free_blocks[KID_SHIFTS]  # freed child blocks by size (linked through their first node's kids)
+    int born           # nodes created so far
     bint random_rollout  # roll out with uniformly random legal moves instead of the heuristic
     # The root's moves are the same in every determinization (they depend only on what the
     # searcher sees): generated, valued and indexed once, each with its child (or NO_NODE).
     int root_n
     KeyIdx* root_ki
-    int* root_child
+    int* root_child    # NO_NODE until the move's child exists, then root_base + its position
+    int root_base
     void* root_acts
     int max_depth      # tree nodes an iteration may pass below the root (0: no limit; 1: flat)
     long long depth_sum  # the tree nodes passed by all iterations (the root excluded)

@@ -11,7 +11,7 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    ``open_spiel`` installed (``pip install cardtable[bench]``), OpenSpiel's ``ISMCTSBot`` on
    4-player hearts with random rollouts at the same three phases, searches of both
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
-   against 500 (how much a bigger tree slows an iteration).
+   against 500, for both searches (how much a bigger tree slows an iteration).
 3. Bytes per tree node and the peak memory of a 1-second search.
 4. Strength: ``ismcts:fast`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
@@ -47,6 +47,8 @@ CASES: list[tuple[str, Any, Any, Any]] = [
     ("SCOUT 4p", scout_round, ScoutConfig(players=4), _search.ScoutMirror),
 ]
 PHASES = (("early", 0.1), ("middle", 0.5), ("late", 0.85))
+# the bot's search (PUCT, heuristic rollouts) and plain ISMCTS to compare like with like
+MODES = (("heuristic rollouts", {}), ("UCB1, random rollouts", {"rollout": "random", "cpuct": 0.0}))
 
 
 class Meter:
@@ -190,9 +192,8 @@ def iterations(seconds: float) -> None:
     print(header)
     rows: dict[str, dict[str, Meter]] = {}
     for name, _, config, _ in CASES:
-        modes = [("heuristic rollouts", {}), ("UCB1, random rollouts", {"rollout": "random", "cpuct": 0.0})]
         for phase, obs, seat in round_positions(config, b"bench/positions"):
-            for mode, options in modes:
+            for mode, options in MODES:
                 meters = [(rows.setdefault(f"{name}, {mode}", {}).setdefault(phase, Meter()),
                            search_fn(obs, seat, 3000, **options))]
                 if spiel:
@@ -219,16 +220,19 @@ def iterations(seconds: float) -> None:
 
 
 def growth(seconds: float) -> None:
-    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase (interleaved)")
+    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase (interleaved);")
+    print("in brackets: how much more CPU time an iteration takes at 20,000 than at 500")
     for name, _, config, _ in CASES:
-        cells = []
-        for phase, obs, seat in round_positions(config, b"bench/positions"):
-            small, big = Meter(), Meter()
-            interleave([(small, search_fn(obs, seat, 500)), (big, search_fn(obs, seat, 20_000))],
-                       seconds, slices=2)
-            cells.append(f"{phase} {small.per_cpu():,.0f} / {big.per_cpu():,.0f} "
-                         f"({100 * (small.per_cpu() / big.per_cpu() - 1):+.0f}%)")
-        print(f"{name:<22} " + "   ".join(cells))
+        positions = round_positions(config, b"bench/positions")
+        for mode, options in MODES:
+            cells = []
+            for phase, obs, seat in positions:
+                small, big = Meter(), Meter()
+                interleave([(small, search_fn(obs, seat, 500, **options)),
+                            (big, search_fn(obs, seat, 20_000, **options))], seconds, slices=4)
+                cells.append(f"{phase} {small.per_cpu():,.0f} / {big.per_cpu():,.0f} "
+                             f"({100 * (small.per_cpu() / big.per_cpu() - 1):+.0f}%)")
+            print(f"{name + ', ' + mode:<44} " + "   ".join(cells))
 
 
 def memory() -> None:

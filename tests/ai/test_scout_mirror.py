@@ -51,6 +51,8 @@ def check_same(state: State, mirror: Any, rng: random.Random) -> None:
         mine = mirror.legal(seat)
         assert mine == legal  # same set, and even the same order
         assert mirror.legal_count(seat) == len(legal)
+        if state.phase == "play" and seat == state.to_move():  # the random draw: each move once
+            assert sorted(mirror.random_moves(seat)) == sorted(legal)
         keys = mirror.legal_keys(seat)
         assert len(set(keys)) == len(keys)
         cands = mirror.candidates(seat)
