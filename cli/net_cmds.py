@@ -258,7 +258,8 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
         peer = Peer.joiner(ctx.identity, ctx.home.store(), table_id, contact, name, now=time.monotonic(),
                            seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts(),
                            sequencer=sequencer, contacts=contacts)
-        _say(f"joining {label} at {contact[0]}:{contact[1]} as {name!r}")
+        heard = " or ".join(f"{h}:{p}" for h, p in dict.fromkeys([contact, *contacts]))  # replays add some
+        _say(f"joining {label} at {heard} as {name!r}")
     ctx.run(peer, joining=True)
 
 
