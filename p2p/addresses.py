@@ -59,11 +59,8 @@ class Addresses(PeerState):
         self._send(self._msg(wire.PROBE, [self.table_id, self.key, nonce, False]), addr)
 
     def _on_probe(self, msg: Probe, addr: Addr) -> None:
-        if not msg.answer and self.queue and self.queue[0].payload[0] == "join" and not self.log:
-            self.cookie = msg.nonce  # the sequencer's cookie: the join again, with it, to where it is
-            self.contact, self.contacts = addr, [addr]
-            self.leader_heard = float("-inf")
-            self._send_head()
+        """Answer a probe from where it came; take an answer to one of ours (the new address)."""
+        if not msg.answer and self._on_cookie(msg, addr):
             return
         if not msg.answer:
             self._send(self._msg(wire.PROBE, [self.table_id, self.key, msg.nonce, True]), addr)

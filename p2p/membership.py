@@ -15,7 +15,7 @@ from cardtable.p2p import wire
 from cardtable.p2p.identity import verify
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
 from cardtable.p2p.replication import Follower
-from cardtable.p2p.wire import JOIN, REDIRECT, Entry, Join, Redirect, WireError
+from cardtable.p2p.wire import JOIN, REDIRECT, Entry, Join, Probe, Redirect, WireError
 
 MEMBER_KINDS = ("join", "leave")
 
@@ -95,6 +95,17 @@ class Membership(PeerState):
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = Follower(next=1, acked=self.now)
             self._learn_addr(msg.key, addr)  # a member now: the log says so
+
+    def _on_cookie(self, msg: Probe, addr: Addr) -> bool:
+        """A joiner's side of the lobby's door: a probe before it holds a log is the
+        sequencer's cookie; the join goes again, with it, to where the cookie came from."""
+        if not (self.queue and self.queue[0].payload[0] == "join" and not self.log):
+            return False
+        self.cookie = msg.nonce
+        self.contact, self.contacts = addr, [addr]
+        self.leader_heard = float("-inf")
+        self._send_head()
+        return True
 
     def _on_redirect(self, msg: Redirect) -> None:
         if self.leader is None and msg.leader != self.key:
