@@ -47,6 +47,7 @@ from cardtable.p2p.peer_state import (
 )
 from cardtable.p2p.proposals import Own, Proposals
 from cardtable.p2p.replication import Follower, Replication
+from cardtable.p2p.roundtrip import RoundTrips
 from cardtable.p2p.store import Store
 from cardtable.p2p.table import BOT, PLAYING, Roster, TableState
 from cardtable.p2p.wire import (
@@ -75,21 +76,24 @@ class Timeouts:
     """Seconds.
 
     ``heartbeat``: an idle follower hears from the sequencer this often; an unanswered
-    heartbeat goes again every ``2 * resend`` while the follower's election timer may still
-    run (so that loss does not start needless elections; keep ``heartbeat + 4 * resend`` under
-    ``election[0]``). ``resend``: the delay before resending a proposal not yet in the log, an
-    APPEND whose entries or commit index are unacknowledged, or a vote request: three times
-    ``resend``, then every ``2 * resend``; towards a peer silent for more than ``election[1]``
-    every ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals
-    already in the log but not committed. ``bot_delay``: the sequencer waits this long after
-    the last applied entry before it proposes a move of a computer player (``SimNet`` uses 0
-    unless given other timeouts).
+    heartbeat goes again after ``2 * resend`` or the member's RTO, whichever is longer, while
+    the follower's election timer may still run (so that loss does not start needless
+    elections; keep ``heartbeat + 4 * resend`` under ``election[0]``). ``resend`` and
+    ``resend_max``: the bounds of the retransmission timeout (RTO), measured per member from
+    round trips (``p2p.roundtrip``): the delay before resending a proposal not yet in the log,
+    an APPEND whose entries or commit index are unacknowledged, or a vote request, three
+    times, then twice that; towards a peer silent for more than ``election[1]`` every
+    ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals already in
+    the log but not committed. ``bot_delay``: the sequencer waits this long after the last
+    applied entry before it proposes a move of a computer player (``SimNet`` uses 0 unless
+    given other timeouts).
     """
 
     heartbeat: float = 0.75
     election: tuple[float, float] = (1.2, 1.8)
     retransmit: float = 0.25
     resend: float = 0.05
+    resend_max: float = 0.3
     reveal: float = 10.0
     takeover: float = 30.0
     beacon: float = 1.0
@@ -132,6 +136,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         self.heard: dict[bytes, float] = {}
         self.followers: dict[bytes, Follower] = {}
         self.pair_keys: dict[tuple[bytes, bytes], bytes | None] = {}  # (table, member): heartbeat key
+        self.round_trips = RoundTrips(timeouts.resend, timeouts.resend_max)
         self.votes: set[bytes] = set()
         self.lost: set[bytes] = set()  # members that would vote for this candidate but lost their store
         self.refused: set[bytes] = set()  # members that would not vote for this candidate

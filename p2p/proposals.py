@@ -28,6 +28,9 @@ class Own:
     proposal: bytes
     sig: bytes
     decoded: Proposal
+    sent: float = float("-inf")  # when it first went to a sequencer
+    sends: int = 0
+    in_log: bool = False  # seen in the log (a round trip measured, or not if it went again)
 
 
 class Proposals(PeerState):
@@ -67,7 +70,8 @@ class Proposals(PeerState):
         t = self.timeouts
         in_log = self.log_seqs.get((self.key, self.incarnation), 0) >= head.seq  # the sequencer has it
         slow = in_log or head.payload[0] == "join" or self.now - self.leader_heard > t.election[1]
-        self.propose_at = self.now + (t.retransmit if slow else self._backoff(self.propose_tries))
+        wait = t.retransmit if slow else self._backoff(self.propose_tries, self.leader)
+        self.propose_at = self.now + wait
         self.propose_tries += 1
         if head.payload[0] == "join":
             if self.now - self.leader_heard < self.timeouts.election[1]:
@@ -79,7 +83,24 @@ class Proposals(PeerState):
                 contact = self.contacts[self.propose_tries % len(self.contacts)]  # the one that answers
             self._send(self._msg(JOIN, fields), self.leader_addr or contact)
         elif self.leader_addr is not None:
+            if not head.sends:
+                head.sent = self.now
+            head.sends += 1
             self._send(self._propose_msg(head), self.leader_addr)
+
+    def _noticed_in_log(self) -> None:
+        """The oldest pending proposal came back in the sequencer's log: a round trip measured
+        if it went once (Karn's rule); from now on it goes again only at the slow pace."""
+        head = self.queue[0] if self.queue else None
+        if head is None or head.in_log or not head.sends or self.leader is None \
+                or self.log_seqs.get((self.key, self.incarnation), 0) < head.seq:
+            return
+        head.in_log = True
+        if head.sends == 1:
+            self.round_trips.sample(self.leader, self.now - head.sent)
+        else:
+            self.round_trips.ambiguous()
+        self.propose_at = max(self.propose_at, self.now + self.timeouts.retransmit)
 
     def _on_propose(self, msg: Propose) -> None:
         if self.role != LEADER:

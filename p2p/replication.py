@@ -106,6 +106,7 @@ class Replication(PeerState):
         success, match = self._match_entries(msg)
         if success:
             self.leader_commit = max(self.leader_commit, msg.commit)
+            self._noticed_in_log()
             self._commit_to(min(msg.commit, match))
             if self.amnesiac and self._caught_up() and self.log:
                 self.amnesiac = False
@@ -172,6 +173,10 @@ class Replication(PeerState):
         if f is None:
             return
         match = min(msg.match, len(self.log))
+        if f.outstanding == 1 and not f.tries:  # the one APPEND in flight, sent once: a clean sample
+            self.round_trips.sample(msg.key, self.now - f.sent)
+        elif f.tries:
+            self.round_trips.ambiguous()
         f.acked, f.tries, f.answered = self.now, 0, True
         f.outstanding = max(0, f.outstanding - 1)
         if not f.outstanding:  # everything sent has arrived (a guess when datagrams are duplicated)
@@ -255,21 +260,23 @@ class Replication(PeerState):
         if self._news(f):
             return self.now
         if f.outstanding:
-            return f.sent + self._resend_after(f)
+            return f.sent + self._resend_after(key, f)
         return f.sent + self.timeouts.heartbeat
 
-    def _resend_after(self, f: Follower) -> float:
+    def _resend_after(self, key: bytes, f: Follower) -> float:
         t = self.timeouts
         if self._silent(f):
             return t.heartbeat
         if f.match < len(self.log) or f.commit_known < self.commit_index:  # entries or a commit pending
-            return self._backoff(f.tries)
-        return 2 * t.resend  # a heartbeat: its election timer runs, try again soon
+            return self._backoff(f.tries, key)
+        # a heartbeat: its election timer runs, try again soon
+        return max(2 * t.resend, self.round_trips.timeout(key))
 
-    def _backoff(self, tries: int) -> float:
-        """The delay before resend number ``tries + 1``: ``resend`` for the first three, then
-        twice that (the caller slows down further once the other side has been silent for long)."""
-        return self.timeouts.resend * (1 if tries < 3 else 2)
+    def _backoff(self, tries: int, key: bytes | None = None) -> float:
+        """The delay before resend number ``tries + 1`` of a message to ``key`` (None: to
+        several): the round-trip timeout (``p2p.roundtrip``) for the first three, then twice
+        that (the caller slows down further once the other side has been silent for long)."""
+        return self.round_trips.timeout(key) * (1 if tries < 3 else 2)
 
     def _replicate(self, key: bytes, f: Follower) -> None:
         addr = self.addrs.get(key)
