@@ -13,7 +13,7 @@ from typing import Any
 
 from cardtable.ai.bots import make_bot
 from cardtable.p2p.peer_state import LEADER, PeerState
-from cardtable.p2p.table import BOT, HUMAN, OVER, PLAYING, SEEDING, Applied, commitment
+from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
 from cardtable.p2p.wire import Entry, Proposal
 
 
@@ -53,6 +53,10 @@ class Driving(PeerState):
             self._event("seated", seat=t.seat_of(self.key))
         if done.kind in ("takeover", "return", "forfeit"):
             self._event(done.kind, seat=p.payload[1])
+        if done.kind == "evict":
+            self._event("evicted", seat=p.payload[1])
+            if any(e.facts.get("member") == self.key.hex() for e in done.events):
+                self.evicted = True
         if not self.started and t.seed is not None:
             self.started = True
             self._event("started", seed=t.seed.hex())
@@ -157,6 +161,10 @@ class Driving(PeerState):
         t = self.table
         if self.queue:
             return []
+        if t.phase == LOBBY:  # one past due that may not go yet: looked at again with the heartbeats
+            wait = self.timeouts.lobby_silence
+            due = [self._last_heard(k) + wait for k in self.roster.members if k != self.key]
+            return [d for d in due if d > self.now]
         if t.phase == SEEDING:
             return [self.stage_since + self.timeouts.reveal]
         if t.phase == PLAYING:
@@ -168,11 +176,16 @@ class Driving(PeerState):
         return max(self.heard.get(key or b"", float("-inf")), self.leader_since)
 
     def _sequencer_timeouts(self) -> None:
-        """Forfeit seats that hold up the seed agreement; take over silent players."""
+        """Evict members silent in the lobby; forfeit seats that hold up the seed agreement;
+        take over silent players."""
         t = self.table
         if self.queue:
             return
-        if t.phase == SEEDING and self.now >= self.stage_since + self.timeouts.reveal:
+        if t.phase == LOBBY:
+            seat = self._silent_in_lobby()
+            if seat is not None:
+                self._propose(["evict", seat])
+        elif t.phase == SEEDING and self.now >= self.stage_since + self.timeouts.reveal:
             self.stage_since = self.now
             for seat in t.missing():
                 self._propose(["forfeit", seat])
@@ -182,3 +195,12 @@ class Driving(PeerState):
                         and self.now >= self._last_heard(s.owner) + self.timeouts.takeover:
                     self._propose(["takeover", seat])
                     return
+
+    def _silent_in_lobby(self) -> int | None:
+        """The seat of a member (not the sequencer) silent for ``Timeouts.lobby_silence`` while
+        the table is in the lobby (its join in the log, committed or not), if it may go now."""
+        for key, seat in self.roster.members.items():
+            if key != self.key and self.now >= self._last_heard(key) + self.timeouts.lobby_silence \
+                    and self._may_change_members(["evict", seat]):
+                return seat
+        return None

@@ -11,25 +11,30 @@ says where it is after a restart.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cardtable.p2p import wire
 from cardtable.p2p.identity import verify
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
 from cardtable.p2p.replication import Follower
-from cardtable.p2p.wire import JOIN, REDIRECT, Entry, Join, Probe, Redirect, WireError
+from cardtable.p2p.wire import JOIN, REDIRECT, Append, Entry, Join, Probe, Redirect, WireError
 
-MEMBER_KINDS = ("join", "leave")
+MEMBER_KINDS = ("join", "leave", "evict")
 
 
 class Membership(PeerState):
     """The membership part of ``Peer`` (see ``p2p/peer_state.py``)."""
 
     def _feed_roster(self, entry: Entry) -> None:
-        if not self.roster.admit(entry) and entry.decoded.kind in ("create",) + MEMBER_KINDS:
+        kind = entry.decoded.kind
+        if not self.roster.admit(entry) and kind in ("create",) + MEMBER_KINDS:
+            gone = entry.decoded.author if kind == "leave" else \
+                self.roster.evictee(entry) if kind == "evict" else None
             reason, _ = self.roster.member_change(entry)
-            if not reason and entry.decoded.kind in MEMBER_KINDS:
+            if not reason and kind in MEMBER_KINDS:
                 self.member_change = entry.index
-                if entry.decoded.kind == "leave":
-                    self.departed[entry.decoded.author] = entry.index
+                if gone is not None:
+                    self.departed[gone] = entry.index
         p = entry.decoded
         key = (p.author, p.incarnation)
         self.log_seqs[key] = max(self.log_seqs.get(key, 0), p.seq)
@@ -37,9 +42,26 @@ class Membership(PeerState):
     def _members(self) -> list[bytes]:
         return list(self.roster.members)
 
-    def _may_change_members(self) -> bool:
-        """Raft's one-at-a-time rule: this term has committed an entry, no change is pending."""
-        return self.commit_index >= self.term_start and self.member_change <= self.commit_index
+    def _may_change_members(self, payload: list[Any] | None = None) -> bool:
+        """Raft's one-at-a-time rule: this term has committed an entry, no change is pending.
+        One exception: the eviction (``payload``) of the member whose join is the change
+        pending, which brings the members back to those of the committed log."""
+        if self.commit_index < self.term_start:
+            return False
+        if self.member_change <= self.commit_index:
+            return True
+        pending = self.log[self.member_change - 1].decoded
+        return payload is not None and payload[0] == "evict" and pending.kind == "join" \
+            and self.roster.members.get(pending.author) == payload[1]
+
+    def _evicted_in(self, msg: Append) -> bool:
+        """Whether ``msg``, from a member sequencer, of any term, shows this peer's eviction
+        committed (both signatures of the entry checked)."""
+        seat = self.roster.members.get(self.key)
+        if seat is None or self.table_id is None or msg.key not in self.roster.members:
+            return False
+        return any(e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit
+                   and e.sequencer == msg.key and e.authentic(self.table_id) for e in msg.entries)
 
     def _on_join(self, msg: Join, addr: Addr) -> None:
         """A member's JOIN: it restarted (or lost its store) and says where it is now."""
@@ -94,6 +116,7 @@ class Membership(PeerState):
             return
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = Follower(next=1, acked=self.now)
+            self.heard[msg.key] = self.now  # its cookie came back: it is alive
             self._learn_addr(msg.key, addr)  # a member now: the log says so
 
     def _on_cookie(self, msg: Probe, addr: Addr) -> bool:

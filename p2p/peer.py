@@ -95,6 +95,7 @@ class Timeouts:
     resend: float = 0.05
     resend_max: float = 0.3
     reveal: float = 10.0
+    lobby_silence: float = 5.0
     takeover: float = 30.0
     beacon: float = 1.0
     bot_delay: float = 0.8
@@ -164,6 +165,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         self.amnesiac = False
         self.leader_heard = float("-inf")
         self.leaving = False
+        self.evicted = False
         self.started = False
         self.busy = False
         self.nonce: bytes | None = None
@@ -351,6 +353,8 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
             self._send_head()
         if self.leaving and not self._queued("leave") and self.key not in self.table.roster.members:
             self._go_away()
+        elif self.evicted:
+            self._go_away()
 
     def _guarded(self, step: Any) -> None:
         """Run one step; a bug must not crash the adapter: count it (the tests watch this counter)."""
@@ -443,7 +447,8 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         if speaker is admission.NEWCOMER and not admission.joined_by_a_member(self, msg):
             self._drop("not a member")
             return
-        if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term:
+        leaver = isinstance(msg, AppendOk) and msg.key not in self.roster.members  # it moves no term
+        if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term and not leaver:
             if msg.term - self.term > admission.MAX_TERM_STEP:
                 self._drop("term too far")
                 return

@@ -58,7 +58,7 @@ class Proposals(PeerState):
         for own in self.queue:
             if own.seq <= done:
                 continue
-            if own.payload[0] in MEMBER_KINDS and not self._may_change_members():
+            if own.payload[0] in MEMBER_KINDS and not self._may_change_members(own.payload):
                 return
             self._sequence(own.proposal, own.sig, own.decoded)
 

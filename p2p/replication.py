@@ -85,6 +85,10 @@ class Replication(PeerState):
         return self.role == LEADER or (self.leader is not None and self.commit_index >= self.leader_commit)
 
     def _on_append(self, msg: Append, addr: Addr) -> None:
+        if msg.term < self.term and self._evicted_in(msg):  # it stood alone while cut off: its term is ahead
+            self.evicted = True
+            self._event("evicted", seat=self.roster.members.get(self.key))
+            return
         if msg.term < self.term:
             self._drop("old term")
             self._send(self._msg(APPEND_OK, [self.table_id, self.key, self.term, False, len(self.log)]), addr)
@@ -167,10 +171,11 @@ class Replication(PeerState):
         return True, index
 
     def _on_append_ok(self, msg: AppendOk) -> None:
-        if self.role != LEADER or msg.term != self.term:
-            return
         f = self.followers.get(msg.key)
-        if f is None:
+        if self.role == LEADER and f is not None and msg.key in self.departed:
+            # a leaver (or an evicted member) answers, whatever its term: tell it on until it has heard
+            f.acked, self.telling[msg.key] = self.now, self.now + self.timeouts.election[1]
+        if self.role != LEADER or msg.term != self.term or f is None:
             return
         match = min(msg.match, len(self.log))
         if f.outstanding == 1 and not f.tries:  # the one APPEND in flight, sent once: a clean sample
