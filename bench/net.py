@@ -596,8 +596,8 @@ def targets(results: list[Result]) -> str:
         checks.append(f"failover max {fmt(worst, 2)} s (target < 2): {'met' if worst < 2 else 'NOT met'}")
     idle = [r.idle_bps_max for r in results if r.idle_bps_max == r.idle_bps_max]
     if idle:
-        checks.append(f"idle max {fmt(max(idle), 0)} B/s per peer (target < 1024): "
-                      f"{'met' if max(idle) < 1024 else 'NOT met'}")
+        checks.append(f"idle max {fmt(max(idle), 0)} B/s per peer (target < 1000): "
+                      f"{'met' if max(idle) < 1000 else 'NOT met'}")
     return "targets: " + "; ".join(checks)
 
 

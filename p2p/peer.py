@@ -49,7 +49,7 @@ from cardtable.p2p.proposals import Own, Proposals
 from cardtable.p2p.replication import Follower, Replication
 from cardtable.p2p.roundtrip import RoundTrips
 from cardtable.p2p.store import Store
-from cardtable.p2p.table import BOT, PLAYING, Roster, TableState
+from cardtable.p2p.table import BOT, LOBBY, PLAYING, Roster, TableState
 from cardtable.p2p.wire import (
     Append,
     AppendOk,
@@ -84,9 +84,11 @@ class Timeouts:
     an APPEND whose entries or commit index are unacknowledged, or a vote request, three
     times, then twice that; towards a peer silent for more than ``election[1]`` every
     ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals already in
-    the log but not committed. ``bot_delay``: the sequencer waits this long after the last
-    applied entry before it proposes a move of a computer player (``SimNet`` uses 0 unless
-    given other timeouts).
+    the log but not committed. ``beacon``: how often the sequencer beacons while the lobby
+    is open; ``beacon_closed`` once the table takes no one (the beacon then only says so).
+    ``lobby_silence``: a member silent this long in the lobby is evicted. ``bot_delay``: the
+    sequencer waits this long after the last applied entry before it proposes a move of a
+    computer player (``SimNet`` uses 0 unless given other timeouts).
     """
 
     heartbeat: float = 0.75
@@ -98,6 +100,7 @@ class Timeouts:
     lobby_silence: float = 5.0
     takeover: float = 30.0
     beacon: float = 1.0
+    beacon_closed: float = 2.0
     bot_delay: float = 0.8
 
 
@@ -524,7 +527,8 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         return max(min(times), self.now) if times else None
 
     def _beacon(self) -> None:
-        self.beacon_at = self.now + self.timeouts.beacon
+        t = self.timeouts
+        self.beacon_at = self.now + (t.beacon if self.table.phase == LOBBY else t.beacon_closed)
         info = self.beacon_info()
         if self.table.config is None:
             return
