@@ -3,8 +3,9 @@
 Committed entries go through ``TableState`` in order and raise the peer's events. Each peer
 takes its part in the seed agreement (commit, then reveal its nonce) and asks its bots for
 moves (its own seat with ``auto``; the sequencer: the computer players, after ``bot_delay``).
-The sequencer also acts for the table when people hold it up: it forfeits seats that do not
-commit or reveal in time and takes over seats of players it has not heard from.
+The sequencer also acts for the table when people hold it up: it evicts members silent in
+the lobby (``Timeouts.lobby_silence``), forfeits seats that do not commit or reveal in time,
+and takes over seats of players it has not heard from.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Membership: who is a member, joining, restarts saying where they are, leaving.
+"""Membership: who is a member, joining, restarts saying where they are, leaving, evictions.
 
 The members of a table are the peers seated by its ``create`` and ``join`` entries, less
 those that left, by the *whole* log, committed or not (Raft's single-server membership
@@ -6,7 +6,8 @@ changes): ``_feed_roster`` follows every entry appended or truncated. The sequen
 ``join`` or ``leave`` only when the previous one is committed and an entry of its own term is
 (``_may_change_members``). A non-member's ``JOIN`` passes the lobby's door first
 (``p2p/lobby.py``: a cookie round trip before any signature is checked); a member's ``JOIN``
-says where it is after a restart.
+says where it is after a restart. A member silent in the lobby is evicted by the sequencer
+(``p2p/driving.py`` decides when), even while its own join is the change pending.
 """
 
 from __future__ import annotations

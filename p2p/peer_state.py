@@ -5,7 +5,7 @@ module of its own, all working on the same fields (set by ``Peer.__init__``, dec
 here so that each part can be read and type-checked alone):
 
 - ``p2p/membership.py``: who is a member (the roster over the whole log), joining,
-  restarts saying where they are, leaving;
+  restarts saying where they are, leaving, evictions;
 - ``p2p/replication.py``: the local log, ``APPEND``s and their answers, heartbeats,
   batches, resends (their timing from measured round trips: ``p2p/roundtrip.py``), the
   commit index;
@@ -14,7 +14,8 @@ here so that each part can be read and type-checked alone):
 - ``p2p/proposals.py``: this peer's own proposals, and the sequencer putting proposals in
   the log;
 - ``p2p/driving.py``: committed entries applied to the table and the events they raise,
-  the seed agreement, the bots, and the sequencer's duties to seats that hold the table up.
+  the seed agreement, the bots, and the sequencer's duties to seats that hold the table up
+  (evictions in the lobby, forfeits in the seed agreement, takeovers in play).
 
 Framing (every datagram encoded or decoded with the passphrase), the clock and the public
 surface stay in ``p2p/peer.py``; who may speak is ``p2p/admission.py``, stamps
