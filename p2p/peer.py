@@ -17,8 +17,10 @@ API notes beyond the contract (for the adapter):
 - ``Timeouts`` (every factory takes ``timeouts``) holds the protocol's timers and
   ``bot_delay``, how long the sequencer lets people act before a computer player moves
   (0.8 s; 0 is fine for headless runs);
-- extra event kinds: ``forfeit`` (seat), ``refused`` (one of this peer's own proposals was
-  refused by the rules: index, kind, reason), ``resumed`` (commit index), ``left``.
+- extra event kinds: ``forfeit`` (seat), ``evicted`` (seat: its member was silent in the
+  lobby and is out; when that is this peer, ``left`` follows), ``refused`` (one of this peer's
+  own proposals was refused by the rules: index, kind, reason), ``resumed`` (commit index),
+  ``left``.
 """
 
 from __future__ import annotations
