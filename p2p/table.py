@@ -67,6 +67,7 @@ class Roster:
         self.owners: list[bytes | None] = []  # one per human seat
         self.members: dict[bytes, int] = {}  # key -> seat
         self.open = False
+        self.seeding = False  # an entry of the seed agreement is in (a full lobby stays closed)
         self.last_seq: dict[tuple[bytes, int], int] = {}
 
     def admit(self, entry: Entry) -> str:
@@ -85,6 +86,8 @@ class Roster:
             check_payload(p.payload)
         except WireError:
             return "malformed payload"
+        if p.kind in ("commit", "reveal", "forfeit"):
+            self.seeding = True
         return ""
 
     def member_change(self, entry: Entry) -> tuple[str, int | None]:
@@ -109,7 +112,29 @@ class Roster:
             if self.open:
                 self.owners[seat] = None
             return "", seat
+        if p.kind == "evict":
+            return self._evict(entry)
         return "", None
+
+    def evictee(self, entry: Entry) -> bytes | None:
+        """The member an ``evict`` entry would remove (None: none)."""
+        seat = entry.decoded.payload[1]
+        owner = self.owners[seat] if seat < len(self.owners) else None
+        return owner if owner in self.members and owner != entry.decoded.author else None
+
+    def _evict(self, entry: Entry) -> tuple[str, int | None]:
+        """The sequencer removes a member silent in the lobby. Its seat is free again while no
+        entry of the seed agreement is in (even if its join had closed the lobby)."""
+        if entry.decoded.author != entry.sequencer:
+            return "only the sequencer removes a member", None
+        owner = self.evictee(entry)
+        if owner is None:
+            return "no other member holds that seat", None
+        seat = self.members.pop(owner)
+        if self.open or not self.seeding:
+            self.owners[seat] = None
+            self.open = True
+        return "", seat
 
     def _create(self, table_id: bytes, author: bytes, payload: list[Any]) -> tuple[str, int | None]:
         if self.table_id is not None:
@@ -225,6 +250,20 @@ class TableState:
             self.seats[seat] = Seat(None, "")
             return ""
         self._to_cpu(seat)
+        return ""
+
+    def _evict(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        owner = self.roster.evictee(entry)
+        reason, seat = self.roster.member_change(entry)
+        if reason or seat is None or owner is None:
+            return reason
+        events.append(Event("evict", seat, "was silent in the lobby and is no longer at the table",
+                            member=owner.hex()))
+        if self.roster.open:  # the lobby, open again if this seat's join had closed it
+            self.phase, self.stage, self.commits, self.reveals = LOBBY, "commit", {}, {}
+            self.seats[seat] = Seat(None, "")
+        else:
+            self._to_cpu(seat)
         return ""
 
     def _to_cpu(self, seat: int) -> None:

@@ -227,6 +227,7 @@ _PAYLOADS: dict[str, tuple[int, Any]] = {
     "takeover": (2, lambda p: _seat(p[1])),
     "return": (2, lambda p: _seat(p[1])),
     "leave": (1, lambda p: None),
+    "evict": (2, lambda p: _seat(p[1])),
     "noop": (1, lambda p: None),
 }
 

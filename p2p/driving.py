@@ -1,0 +1,207 @@
+"""Driving the table: committed entries applied, and what this peer decides on its own.
+
+Committed entries go through ``TableState`` in order and raise the peer's events. Each peer
+takes its part in the seed agreement (commit, then reveal its nonce) and asks its bots for
+moves (its own seat with ``auto``; the sequencer: the computer players, after ``bot_delay``).
+The sequencer also acts for the table when people hold it up: it evicts members silent in
+the lobby (``Timeouts.lobby_silence``), forfeits seats that do not commit or reveal in time,
+and takes over seats of players it has not heard from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardtable.ai.bots import make_bot
+from cardtable.p2p.peer_state import LEADER, PeerState
+from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
+from cardtable.p2p.wire import Entry, Proposal
+
+
+class Driving(PeerState):
+    """The table-driving part of ``Peer`` (see ``p2p/peer_state.py``)."""
+
+    def _commit_to(self, index: int, quiet: bool = False) -> None:
+        """Apply committed entries up to ``index`` to the table."""
+        if index <= self.commit_index:
+            return
+        for i in range(self.commit_index + 1, index + 1):
+            self._applied(self.table.apply(self.log[i - 1]), self.log[i - 1], quiet)
+        self.commit_index = index
+        self.applied_at = self.now
+        self.store.set_meta("commit", index)
+
+    def _applied(self, done: Applied, entry: Entry, quiet: bool) -> None:
+        p = entry.decoded
+        mine = p.author == self.key and p.incarnation == self.incarnation
+        if mine:
+            self.queue = [o for o in self.queue if o.seq > p.seq]
+            self.propose_at, self.propose_tries = self.now, 0
+        if quiet:
+            return
+        self._event("applied", index=done.index, seat=done.seat, author=p.author.hex(), kind=done.kind,
+                    summary=done.summary, ok=done.ok, reason=done.reason,
+                    events=[e.to_dict() for e in done.events])
+        if mine and not done.ok and done.reason != "duplicate":
+            self._event("refused", index=done.index, kind=done.kind, reason=done.reason)
+        if not done.ok:
+            return
+        self._table_events(done, p)
+
+    def _table_events(self, done: Applied, p: Proposal) -> None:
+        t = self.table
+        if done.kind in ("create", "join") and p.author == self.key:
+            self._event("seated", seat=t.seat_of(self.key))
+        if done.kind in ("takeover", "return", "forfeit"):
+            self._event(done.kind, seat=p.payload[1])
+        if done.kind == "evict":
+            self._event("evicted", seat=p.payload[1])
+            if any(e.facts.get("member") == self.key.hex() for e in done.events):
+                self.evicted = True
+        if not self.started and t.seed is not None:
+            self.started = True
+            self._event("started", seed=t.seed.hex())
+        for e in done.events:
+            if e.kind == "round_end":
+                self._event("round_end", text=str(e))
+        if done.kind == "act" and t.phase == OVER and t.match is not None:
+            self._event("match_over", digest=t.match.digest(), totals=t.match.scores(),
+                        winners=t.match.winners())
+
+    def _think(self) -> None:
+        t = self.table
+        if self.queue and self.queue[0].payload[0] == "join" and self.my_seat is not None:
+            self.queue.pop(0)
+        stage = (t.phase, t.stage)
+        if stage != self.stage:
+            self.stage, self.stage_since = stage, self.now
+        if self.queue or self.leaving or t.table_id is None or not self._caught_up():
+            return
+        seat = self.my_seat
+        if t.phase == SEEDING:
+            self._seed_step(seat)
+        elif t.phase == PLAYING:
+            if seat is not None and t.seats[seat].controller == BOT:
+                self._propose(["return", seat])
+            else:
+                self._play(seat)
+
+    def _seed_step(self, seat: int | None) -> None:
+        t = self.table
+        if seat is None or seat not in t.seeding_seats() or t.table_id is None:
+            return
+        if self.nonce is None:
+            self.nonce = self._random_bytes(32)
+            self.store.set_meta("nonce", self.nonce)
+            self.store.set_meta("nonce_table", t.table_id)
+        mine = commitment(t.table_id, self.key, self.nonce)
+        if t.stage == "commit" and seat not in t.commits:
+            self._propose(["commit", mine])
+        elif t.stage == "reveal" and seat not in t.reveals and t.commits.get(seat) == mine:
+            self._propose(["reveal", self.nonce])
+
+    def _play(self, seat: int | None) -> None:
+        """Ask the bots this peer runs, in the headless driver's order; propose the first move.
+
+        Each bot is asked once per committed position: this peer's own seat (``auto``) at once,
+        the computer players (the sequencer's) only once every entry in the log is committed (no
+        one's proposal is in flight) and ``bot_delay`` has passed since the last entry was
+        applied, so that people can jump in, call or catch first: their proposals arriving in
+        that time are sequenced first, and the bots then think again about the new position."""
+        own = seat is not None and self.auto is not None and self.table.seats[seat].controller == HUMAN \
+            and self.asked_at != self.commit_index
+        bots = self._bots_due() and self.now >= self.applied_at + self.timeouts.bot_delay
+        match = self.table.match
+        waiting = match.to_move() if match and (own or bots) else None
+        if match is None or waiting is None:
+            return
+        mine: set[int] = set()
+        if own and seat is not None:
+            self.asked_at = self.commit_index
+            mine.add(seat)
+        if bots:
+            self.bots_asked_at = self.commit_index
+            mine.update(self.table.bot_seats())
+        actors = set(match.actors())
+        n = len(self.table.seats)
+        for k in range(1, n + 1):
+            s = (waiting + k) % n
+            if s not in mine or s not in actors:
+                continue
+            action = self._ask_bot(s, s == waiting, s == seat)
+            if action is not None:
+                self._propose(["act", s, str(action)])
+                return
+
+    def _bots_due(self) -> bool:
+        """The sequencer has computer players to ask about this position, once it may."""
+        return (self.role == LEADER and self.table.phase == PLAYING
+                and self.bots_asked_at != self.commit_index and len(self.log) == self.commit_index
+                and bool(self.table.bot_seats()))
+
+    def _ask_bot(self, seat: int, must: bool, own: bool) -> Any:
+        match = self.table.match
+        assert match is not None
+        if own:
+            if self.auto_bot is None:
+                self.auto_bot = make_bot(self.auto or "random", match.seed, seat)
+            bot = self.auto_bot
+        else:
+            if seat not in self.bots:
+                self.bots[seat] = make_bot(self.bots_spec, match.seed, seat)
+            bot = self.bots[seat]
+        legal = match.legal_actions(seat)
+        obs = match.observation(seat)
+        try:
+            return bot.choose(obs, legal) if must else bot.react(obs, legal)
+        except Exception as err:  # noqa: BLE001 - a broken bot must not stop the table
+            self._event("bot_error", seat=seat, error=f"{type(err).__name__}: {err}")
+            return legal[0] if must and legal else None
+
+    def _sequencer_deadlines(self) -> list[float]:
+        t = self.table
+        if self.queue:
+            return []
+        if t.phase == LOBBY:  # one past due that may not go yet: looked at again with the heartbeats
+            wait = self.timeouts.lobby_silence
+            due = [self._last_heard(k) + wait for k in self.roster.members if k != self.key]
+            return [d for d in due if d > self.now]
+        if t.phase == SEEDING:
+            return [self.stage_since + self.timeouts.reveal]
+        if t.phase == PLAYING:
+            return [self._last_heard(s.owner) + self.timeouts.takeover for s in t.seats
+                    if s.controller == HUMAN and s.owner not in (None, self.key)]
+        return []
+
+    def _last_heard(self, key: bytes | None) -> float:
+        return max(self.heard.get(key or b"", float("-inf")), self.leader_since)
+
+    def _sequencer_timeouts(self) -> None:
+        """Evict members silent in the lobby; forfeit seats that hold up the seed agreement;
+        take over silent players."""
+        t = self.table
+        if self.queue:
+            return
+        if t.phase == LOBBY:
+            seat = self._silent_in_lobby()
+            if seat is not None:
+                self._propose(["evict", seat])
+        elif t.phase == SEEDING and self.now >= self.stage_since + self.timeouts.reveal:
+            self.stage_since = self.now
+            for seat in t.missing():
+                self._propose(["forfeit", seat])
+        elif t.phase == PLAYING:
+            for seat, s in enumerate(t.seats):
+                if s.controller == HUMAN and s.owner not in (None, self.key) \
+                        and self.now >= self._last_heard(s.owner) + self.timeouts.takeover:
+                    self._propose(["takeover", seat])
+                    return
+
+    def _silent_in_lobby(self) -> int | None:
+        """The seat of a member (not the sequencer) silent for ``Timeouts.lobby_silence`` while
+        the table is in the lobby (its join in the log, committed or not), if it may go now."""
+        for key, seat in self.roster.members.items():
+            if key != self.key and self.now >= self._last_heard(key) + self.timeouts.lobby_silence \
+                    and self._may_change_members(["evict", seat]):
+                return seat
+        return None

@@ -1,0 +1,154 @@
+"""Membership: who is a member, joining, restarts saying where they are, leaving, evictions.
+
+The members of a table are the peers seated by its ``create`` and ``join`` entries, less
+those that left, by the *whole* log, committed or not (Raft's single-server membership
+changes): ``_feed_roster`` follows every entry appended or truncated. The sequencer appends a
+``join`` or ``leave`` only when the previous one is committed and an entry of its own term is
+(``_may_change_members``). A non-member's ``JOIN`` passes the lobby's door first
+(``p2p/lobby.py``: a cookie round trip before any signature is checked); a member's ``JOIN``
+says where it is after a restart. A member silent in the lobby is evicted by the sequencer
+(``p2p/driving.py`` decides when), even while its own join is the change pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardtable.p2p import wire
+from cardtable.p2p.identity import verify
+from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
+from cardtable.p2p.replication import Follower
+from cardtable.p2p.wire import JOIN, REDIRECT, Append, Entry, Join, Probe, Redirect, WireError
+
+MEMBER_KINDS = ("join", "leave", "evict")
+
+
+class Membership(PeerState):
+    """The membership part of ``Peer`` (see ``p2p/peer_state.py``)."""
+
+    def _feed_roster(self, entry: Entry) -> None:
+        kind = entry.decoded.kind
+        if not self.roster.admit(entry) and kind in ("create",) + MEMBER_KINDS:
+            gone = entry.decoded.author if kind == "leave" else \
+                self.roster.evictee(entry) if kind == "evict" else None
+            reason, _ = self.roster.member_change(entry)
+            if not reason and kind in MEMBER_KINDS:
+                self.member_change = entry.index
+                if gone is not None:
+                    self.departed[gone] = entry.index
+        p = entry.decoded
+        key = (p.author, p.incarnation)
+        self.log_seqs[key] = max(self.log_seqs.get(key, 0), p.seq)
+
+    def _members(self) -> list[bytes]:
+        return list(self.roster.members)
+
+    def _may_change_members(self, payload: list[Any] | None = None) -> bool:
+        """Raft's one-at-a-time rule: this term has committed an entry, no change is pending.
+        One exception: the eviction (``payload``) of the member whose join is the change
+        pending, which brings the members back to those of the committed log."""
+        if self.commit_index < self.term_start:
+            return False
+        if self.member_change <= self.commit_index:
+            return True
+        pending = self.log[self.member_change - 1].decoded
+        return payload is not None and payload[0] == "evict" and pending.kind == "join" \
+            and self.roster.members.get(pending.author) == payload[1]
+
+    def _evicted_in(self, msg: Append) -> bool:
+        """Whether ``msg``, from a member sequencer, of any term, shows this peer's eviction
+        committed (both signatures of the entry checked)."""
+        seat = self.roster.members.get(self.key)
+        if seat is None or self.table_id is None or msg.key not in self.roster.members:
+            return False
+        return any(e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit
+                   and e.sequencer == msg.key and e.authentic(self.table_id) for e in msg.entries)
+
+    def _on_join(self, msg: Join, addr: Addr) -> None:
+        """A member's JOIN: it restarted (or lost its store) and says where it is now."""
+        if self.role != LEADER:
+            self._redirect(addr)
+            return
+        f = self.followers.setdefault(msg.key, Follower(next=len(self.log) + 1, acked=self.now))
+        fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
+        if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
+            f.match, f.next, f.base = 0, 1, 0
+        f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
+        f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
+        self.incarnations[msg.key].add(msg.incarnation)
+        self._replicate(msg.key, f)
+
+    def _redirect(self, addr: Addr) -> None:
+        if self.leader is not None and self.leader_addr is not None:
+            host, port = self.leader_addr
+            fields = [self.table_id, self.key, self.term, self.leader, host, port]
+            self._send(self._msg(REDIRECT, fields), addr)
+
+    def _on_asking(self, msg: Join, addr: Addr, packet: wire.Packet) -> None:
+        """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
+        then the signatures, then the join goes in the log; nothing about it is kept before."""
+        if self.role != LEADER:
+            if self.door.may_answer(self.now):
+                self._redirect(addr)
+            return
+        if msg.proposal is None or msg.proposal_sig is None:
+            return
+        if not self.roster.open or not self._may_change_members():
+            return  # a full or started table: its beacon says so
+        if not self.door.valid(msg.cookie, msg.key, addr, self.now):
+            if self.door.may_answer(self.now):
+                cookie = self.door.cookie(msg.key, addr, self.now)
+                self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
+            else:
+                self._drop("busy")
+            return
+        if not packet.authentic():
+            self._drop("forged")
+            return
+        try:
+            p = wire.decode_proposal(msg.proposal)
+            wire.check_payload(p.payload)
+        except WireError:
+            self._drop("malformed")
+            return
+        authentic = verify(msg.key, wire.proposal_signed(msg.proposal), msg.proposal_sig)
+        if p.author != msg.key or p.table_id != self.table_id or p.kind != "join" or not authentic:
+            self._drop("forged")
+            return
+        if self._sequence(msg.proposal, msg.proposal_sig, p):
+            self.followers[msg.key] = Follower(next=1, acked=self.now)
+            self.heard[msg.key] = self.now  # its cookie came back: it is alive
+            self._learn_addr(msg.key, addr)  # a member now: the log says so
+
+    def _on_cookie(self, msg: Probe, addr: Addr) -> bool:
+        """A joiner's side of the lobby's door: a probe before it holds a log is the
+        sequencer's cookie; the join goes again, with it, to where the cookie came from."""
+        if not (self.queue and self.queue[0].payload[0] == "join" and not self.log):
+            return False
+        self.cookie = msg.nonce
+        self.contact, self.contacts = addr, [addr]
+        self.leader_heard = float("-inf")
+        self._send_head()
+        return True
+
+    def _on_redirect(self, msg: Redirect) -> None:
+        if self.leader is None and msg.leader != self.key:
+            self.contact, self.sponsor = (msg.host, msg.port), msg.leader
+            self.contacts = [self.contact]
+            if self.queue and self.queue[0].payload[0] == "join":
+                self._send_head()
+
+    def _say_hello(self) -> None:
+        """A restarted peer tells the members where it is now (a JOIN without a proposal)."""
+        self.hello_at = self.now + 2 * self.timeouts.retransmit
+        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None, None])
+        for key in self._members():
+            if key != self.key:
+                self._send(data, self.addrs.get(key))
+
+    def _go_away(self) -> None:
+        self.store.set_meta("left", True)
+        self.left = True
+        self.role = FOLLOWER
+        self.queue = []
+        self._event("left")

@@ -1,0 +1,189 @@
+"""What every part of a peer shares: its fields, its timers, its output.
+
+``Peer`` (``p2p/peer.py``) is one class assembled from one part per concern, each in a
+module of its own, all working on the same fields (set by ``Peer.__init__``, declared
+here so that each part can be read and type-checked alone):
+
+- ``p2p/membership.py``: who is a member (the roster over the whole log), joining,
+  restarts saying where they are, leaving, evictions;
+- ``p2p/replication.py``: the local log, ``APPEND``s and their answers, heartbeats,
+  batches, resends (their timing from measured round trips: ``p2p/roundtrip.py``), the
+  commit index;
+- ``p2p/elections.py``: terms, votes, becoming and stepping down as sequencer;
+- ``p2p/addresses.py``: the address book: learning addresses, probes;
+- ``p2p/proposals.py``: this peer's own proposals, and the sequencer putting proposals in
+  the log;
+- ``p2p/driving.py``: committed entries applied to the table and the events they raise,
+  the seed agreement, the bots, and the sequencer's duties to seats that hold the table up
+  (evictions in the lobby, forfeits in the seed agreement, takeovers in play).
+
+Framing (every datagram encoded or decoded with the passphrase), the clock and the public
+surface stay in ``p2p/peer.py``; who may speak is ``p2p/admission.py``, stamps
+``p2p/freshness.py``, the lobby's door ``p2p/lobby.py``.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardtable.ai.bots import Bot
+    from cardtable.engine.shuffle import Stream
+    from cardtable.p2p import freshness, lobby
+    from cardtable.p2p.identity import Identity
+    from cardtable.p2p.peer import Timeouts
+    from cardtable.p2p.proposals import Own
+    from cardtable.p2p.replication import Follower
+    from cardtable.p2p.roundtrip import RoundTrips
+    from cardtable.p2p.store import Store
+    from cardtable.p2p.table import Applied, Roster, TableState
+    from cardtable.p2p.wire import Append, Entry, Probe, Proposal
+
+Addr = tuple[str, int]
+BROADCAST: Addr = ("<broadcast>", 0)
+FOLLOWER, CANDIDATE, LEADER = "follower", "candidate", "leader"
+
+
+@dataclass
+class PeerEvent:
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass
+class Output:
+    send: list[tuple[bytes, Addr]] = field(default_factory=list)
+    deadline: float | None = None
+    events: list[PeerEvent] = field(default_factory=list)
+
+
+class PeerState:
+    """The fields of a peer, by concern (``Peer.__init__`` sets them all)."""
+
+    # who it is, what it keeps, its randomness and clock
+    identity: Identity
+    key: bytes
+    store: Store
+    timeouts: Timeouts
+    rng: Stream
+    now: float
+    port: int
+    name: str
+    incarnation: int
+    dropped: collections.Counter[str]
+    _out: Output
+    # the log, the table and the roster (membership over the whole log)
+    table_id: bytes | None
+    table: TableState
+    log: list[Entry]
+    raw: list[bytes]
+    roster: Roster
+    commit_index: int
+    log_seqs: dict[tuple[bytes, int], int]
+    member_change: int
+    departed: dict[bytes, int]  # leavers -> the index of their leave
+    telling: dict[bytes, float]  # leavers -> until when they hear that it committed
+    incarnations: dict[bytes, set[int]]  # JOINs seen, per member
+    leaving: bool
+    left: bool
+    evicted: bool  # removed from the table by the sequencer (silent in the lobby)
+    # terms and elections
+    term: int
+    voted_for: bytes | None
+    role: str
+    leader: bytes | None
+    leader_addr: Addr | None
+    leader_commit: int
+    leader_since: float
+    leader_heard: float
+    term_start: int
+    election_at: float
+    votes: set[bytes]
+    lost: set[bytes]  # members that would vote for this candidate but lost their store
+    refused: set[bytes]  # members that would not vote for this candidate
+    vote_sent: float
+    vote_tries: int
+    amnesiac: bool
+    # replication (the sequencer's view of each follower)
+    followers: dict[bytes, Follower]
+    pair_keys: dict[tuple[bytes, bytes], bytes | None]  # (table, member): heartbeat key
+    round_trips: RoundTrips  # how long to wait for each member's answer
+    # addresses and freshness
+    addrs: dict[bytes, Addr]
+    addr_seen: dict[bytes, float]
+    probes: dict[bytes, tuple[Addr, bytes, float]]  # member -> (new address, nonce, sent)
+    heard: dict[bytes, float]
+    stamps: freshness.Stamps
+    seen: freshness.Seen
+    seen_saved: dict[bytes, int]
+    # joining and restarting
+    contact: Addr | None
+    contacts: list[Addr]  # a joiner's addresses to try in turn (p2p.admission)
+    sponsor: bytes | None  # before it holds a log: the sequencer a member named
+    cookie: bytes | None  # the sequencer's cookie for this peer's join (p2p.lobby)
+    door: lobby.Door
+    hello: bool
+    hello_at: float
+    # this peer's own proposals
+    next_seq: int
+    queue: list[Own]
+    propose_at: float
+    propose_tries: int
+    # driving the table: seed, bots, the sequencer's duties
+    bots_spec: str
+    auto: str | None
+    started: bool
+    busy: bool
+    nonce: bytes | None
+    bots: dict[int, Bot]
+    auto_bot: Bot | None
+    asked_at: int  # the commit index at which this peer's own seat's bot was asked
+    bots_asked_at: int  # ... and the computer players (sequencer)
+    applied_at: float  # when the last committed entry was applied
+    stage: tuple[str, str]
+    stage_since: float
+    beacon_at: float
+
+    if TYPE_CHECKING:  # what the parts ask of each other (each is defined in one part)
+        @property
+        def my_seat(self) -> int | None: ...
+        def _event(self, name: str, /, **data: Any) -> None: ...
+        def _drop(self, reason: str) -> None: ...
+        def _send(self, data: bytes, addr: Addr | None) -> None: ...
+        def _msg(self, kind: int, fields: list[Any]) -> bytes: ...
+        def _append_msg(self, head: list[Any], entries: list[bytes], addrs: list[Any]) -> bytes: ...
+        def _append_room(self, head: list[Any], addrs: list[Any]) -> int: ...
+        def _heartbeat_msg(self, pair_key: bytes, prev: int, prev_term: int) -> bytes: ...
+        def _propose_msg(self, own: Own) -> bytes: ...
+        def _stamp(self) -> int: ...
+        def _random_bytes(self, n: int) -> bytes: ...
+        def _members(self) -> list[bytes]: ...
+        def _feed_roster(self, entry: Entry) -> None: ...
+        def _may_change_members(self, payload: list[Any] | None = None) -> bool: ...
+        def _redirect(self, addr: Addr) -> None: ...
+        def _on_cookie(self, msg: Probe, addr: Addr) -> bool: ...
+        def _append_local(self, entry: Entry, raw: bytes | None = None, persist: bool = True) -> None: ...
+        def _last(self) -> tuple[int, int]: ...
+        def _caught_up(self) -> bool: ...
+        def _leader_commit(self) -> None: ...
+        def _track_followers(self) -> list[bytes]: ...
+        def _replicate(self, key: bytes, f: Follower) -> None: ...
+        def _pair_key(self, key: bytes) -> bytes | None: ...
+        def _backoff(self, tries: int, key: bytes | None = None) -> float: ...
+        def _set_term(self, term: int, vote: bytes | None) -> None: ...
+        def _election_timeout(self) -> float: ...
+        def _may_elect(self) -> bool: ...
+        def _learn_addr(self, key: bytes, addr: Addr, direct: bool = True) -> None: ...
+        def _freshness(self, key: bytes, stamp: int) -> str: ...
+        def _propose(self, payload: list[Any]) -> None: ...
+        def _queued(self, kind: str) -> bool: ...
+        def _sequence_queue(self) -> None: ...
+        def _send_head(self) -> None: ...
+        def _noticed_in_log(self) -> None: ...
+        def _sequence(self, proposal: bytes, sig: bytes, p: Proposal) -> bool: ...
+        def _commit_to(self, index: int, quiet: bool = False) -> None: ...
+        def _applied(self, done: Applied, entry: Entry, quiet: bool) -> None: ...
+        def _go_away(self) -> None: ...
+        def _evicted_in(self, msg: Append) -> bool: ...
