@@ -118,6 +118,7 @@ class Membership(PeerState):
         if self._sequence(msg.proposal, msg.proposal_sig, p):
             self.followers[msg.key] = Follower(next=1, acked=self.now)
             self.heard[msg.key] = self.now  # its cookie came back: it is alive
+            self.seen.check(msg.key, packet.stamp)  # a member now: this JOIN replayed is a replay
             self._learn_addr(msg.key, addr)  # a member now: the log says so
 
     def _on_cookie(self, msg: Probe, addr: Addr) -> bool:

@@ -261,8 +261,7 @@ class Adversary:
                 length = target.peer.log_length
                 first = self.rng.choice([src if src in self.net.nodes else EVE_ADDR, self._addr()])
                 self._deliver(target, data, first, strict=False)
-                if target.peer.log_length != length:  # a delayed JOIN let its sender in:
-                    self._deliver(target, data, self._addr(), strict=False)  # its stamp is new once more
+                if target.peer.log_length != length:  # a delayed JOIN let its sender in
                     self.admitted += 1
                 # What a datagram may do depends on where it comes from (a JOIN's cookie is bound
                 # to an address; a newcomer hears its sequencer only where it contacted it): the
