@@ -30,6 +30,7 @@ from cardtable.cli.options import (
     fresh_option,
     game_argument,
     home_option,
+    join_seconds_option,
     linger_option,
     make_config,
     parse_rules,
@@ -220,7 +221,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 @click.option("--name", default=None, help="Your name at the table [default: your login name].")
 @passphrase_option
 @auto_option
-@seconds_option
+@join_seconds_option
 @port_option
 @home_option
 @fresh_option
@@ -285,10 +286,10 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
     started = time.monotonic()
 
     def found(disc: Any) -> bool:
-        if query is None:
-            return False  # listen the whole time: there may be more than one table
         if addr is None and time.monotonic() - started < NAME_LISTEN:
-            return False  # another table of that name may beacon a moment later
+            return False  # another table (of that name) may beacon a moment later
+        if query is None:
+            return bool(disc.tables())
         return bool(disc.at(addr) if addr else disc.find(query))
 
     heard, locked = asyncio.run(_listen(port, passphrase, seconds, found, sought=None if addr else query))
@@ -298,9 +299,11 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
         candidates = [t for t in heard if addr in (t.addr, *t._addrs)] if addr else _matching(heard, query)
     if not candidates:
         where = f"at {query}" if addr else repr(query) if query else "on the LAN"
-        hint = f"; {_locked(locked, passphrase)}" if locked else \
-            " (a passphrase table is heard only with its --passphrase)" if passphrase is None else ""
-        raise click.ClickException(f"no table heard {where} in {seconds:g} s{hint}")
+        hint = _locked(locked, passphrase) if locked else \
+            f"is it running, on this LAN, with UDP port {port} open?"
+        if not locked and passphrase is None:
+            hint += " (a passphrase table is heard only with its --passphrase)"
+        raise click.ClickException(f"no table heard {where} in {seconds:g} s: {hint}")
     if len(candidates) > 1:
         click.echo(_table_list(candidates), err=True)
         which = "tables match" if query else "tables heard"

@@ -126,6 +126,10 @@ port_option = click.option("--port", type=click.IntRange(0, 65535), default=0, s
                            help="UDP port of this peer (0: any free port).")
 seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=2.5, show_default=True,
                               help="How long to listen for table beacons.")
+join_seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=8.0,
+                                   show_default=True,
+                                   help="How long to listen for the table's beacons at most (joining starts "
+                                        "as soon as the table is heard, after 2.5 s at least).")
 discovery_port_option = click.option("--discovery-port", type=click.IntRange(1, 65535), default=47474,
                                      show_default=True, envvar="CARDTABLE_DISCOVERY_PORT", show_envvar=True,
                                      help="UDP port where beacons are sent and heard.")
