@@ -16,18 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cardtable.ai.bots import make_bot  # noqa: E402
-from cardtable.ai.stats import rate_interval  # noqa: E402
-from cardtable.ai.tournament import Game, schedule  # noqa: E402
-from cardtable.engine.games import config_from_dict  # noqa: E402
-from cardtable.engine.match import Match, match_seed  # noqa: E402
+from cardtable.ai.stats import summarize  # noqa: E402
+from cardtable.ai.tournament import Task, play_all, schedule  # noqa: E402
 from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
 from cardtable.engine.solo import Config as SoloConfig  # noqa: E402
 
@@ -40,70 +35,23 @@ STEPS = ["strong/normal", "normal/fast", "fast/heuristic"]
 
 
 def spec(level: str) -> str:
-    return level if level == "heuristic" else f"ismcts:{level}"
-
-
-def play(config_data: dict[str, Any], master: int, game: Game, whole_match: bool) -> dict[str, Any]:
-    """One game (one round unless ``whole_match``): winners and CPU seconds / decisions per seat."""
-    config = config_from_dict(config_data)
-    seed = match_seed(master, game.deal)
-    bots = [make_bot(game.spec(seat), seed, seat) for seat in range(len(game.bots))]
-    match = Match(config, seed)
-    n = config.players
-    cpu = [0.0] * n
-    decisions = [0] * n
-    while not match.is_over() and (whole_match or not match.round_scores):
-        waiting = match.to_move()
-        assert waiting is not None
-        actors = set(match.actors())
-        for k in range(1, n + 1):
-            seat = (waiting + k) % n
-            if seat not in actors:
-                continue
-            legal = match.legal_actions(seat)
-            started = time.thread_time()
-            obs = match.observation(seat)
-            action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
-            cpu[seat] += time.thread_time() - started
-            decisions[seat] += 1
-            if action is not None:
-                match.apply(seat, action)
-                break
-        else:
-            raise RuntimeError(f"seat {waiting} has no legal action")
-    return {"deal": game.deal, "bots": list(game.bots), "winners": config.winners(match.totals), "cpu": cpu,
-            "decisions": decisions}
+    """``heuristic`` and ``random`` are bots; anything else is an ismcts level (``fast``,
+    ``1500``, ``3000+cpuct=1``: ai/ismcts.py, parse_level)."""
+    return level if level in ("heuristic", "random") else f"ismcts:{level}"
 
 
 def run_step(config: Any, upper: str, lower: str, deals: int, workers: int, master: int,
              whole_match: bool) -> dict[str, Any]:
-    """``upper`` in one seat against three ``lower``: its win rate, interval and CPU per decision."""
+    """``upper`` in one seat against three ``lower``: its win rate, interval and CPU per move."""
     specs = [spec(upper)] + [spec(lower)] * (config.players - 1)
     games = schedule(deals, specs, duplicate=True, rotate=True)
-    data = config.to_dict()
-    if workers <= 1:
-        results = [play(data, master, g, whole_match) for g in games]
-    else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-            results = list(pool.map(play, [data] * len(games), [master] * len(games), games,
-                                    [whole_match] * len(games)))
-    by_deal: dict[int, list[float]] = {}
-    cpu = {specs[0]: 0.0, specs[1]: 0.0}
-    decisions = {specs[0]: 0, specs[1]: 0}
-    for r in results:
-        for seat, bot in enumerate(r["bots"]):
-            cpu[bot] += r["cpu"][seat]
-            decisions[bot] += r["decisions"][seat]
-            if bot == specs[0]:
-                won = 1 / len(r["winners"]) if seat in r["winners"] else 0.0
-                cell = by_deal.setdefault(r["deal"], [0.0, 0.0])
-                cell[0] += won
-                cell[1] += 1
+    tasks = [Task(config.to_dict(), master, g, rounds=0 if whole_match else 1) for g in games]
     # the deal is the unit: its four rotations are not independent games (ai/stats.py)
-    rate, low, high = rate_interval([(w, m) for w, m in by_deal.values()])
-    return {"upper": upper, "lower": lower, "games": len(results), "win_rate": rate, "ci": (low, high),
-            "ms_upper": 1000 * cpu[specs[0]] / max(decisions[specs[0]], 1),
-            "ms_lower": 1000 * cpu[specs[1]] / max(decisions[specs[1]], 1)}
+    rows = {row["bot"]: row for row in summarize(list(play_all(tasks, workers)))}
+    top, below = rows[specs[0]], rows[specs[1]]
+    return {"upper": upper, "lower": lower, "games": len(games), "win_rate": top["win_rate"],
+            "ci": tuple(top["win_rate_ci"]), "ms_upper": top["cpu_ms_per_move"],
+            "ms_lower": below["cpu_ms_per_move"]}
 
 
 def main(argv: list[str] | None = None) -> int:
