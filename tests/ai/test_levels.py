@@ -85,7 +85,7 @@ def test_a_game_of_one_round_stops_after_it_and_names_its_best() -> None:
 def test_the_ladder_measures_a_step_with_duplicate_deals() -> None:
     from bench.ladder import GAMES, run_step
 
-    row = run_step(GAMES["scout"], "heuristic", "random", deals=6, workers=1, master=5, whole_match=False)
+    row = run_step(GAMES["scout"], "heuristic", "random", deals=6, workers=1, master=5, rounds=1)
     assert row["games"] == 24
     low, high = row["ci"]
     assert 0.25 < low <= row["win_rate"] <= high  # the heuristic climbs far above random
