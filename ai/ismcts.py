@@ -23,7 +23,7 @@ from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
 LEVELS = {"fast": 25, "normal": 500, "strong": 2_000}
-LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
+LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {"answer": "value"}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "answer": str}
