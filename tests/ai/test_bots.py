@@ -13,7 +13,7 @@ from cardtable.engine.scout import State as ScoutState
 from cardtable.engine.solo import Config as SoloConfig
 from cardtable.engine.solo import State as SoloState
 
-BOTS = ["random", "heuristic", "ismcts:normal"]  # normal: 500 iterations, the search these tests were made for
+BOTS = ["random", "heuristic", "ismcts:normal"]  # normal: 500 iterations, the old fast
 
 
 def solo_twins(edition: str) -> tuple[Match, Match, int]:
