@@ -1,11 +1,12 @@
 """The strong computer player: information-set MCTS in ai/_search.pyx behind the bot interface.
 
 Levels are iteration budgets (plus fixed settings), so a seeded match plays the same on every
-machine however fast it is: ``fast`` 25, ``normal`` 500, ``strong`` 2,000 iterations per
+machine however fast it is: ``fast`` 25, ``normal`` 100, ``strong`` 500 iterations per
 decision. They were 500 / 3,000 / 20,000 until ``bench/ladder.py`` showed that above 500
-iterations nothing measurably wins more; the ladder was redefined so that each step up was
-measured against the one below (docs/ai.md, "Does more thinking win more?", has each step's
-win rate, interval and CPU time, and where a step does not clear parity). The search's other
+iterations nothing measurably wins more (nor did any setting tried): the ladder is redefined
+below 500, where in SCOUT each step up wins more; in SOLO the steps are a few points a round
+and not all clear parity (docs/ai.md, "Does more thinking win more?", has each step's win
+rate, interval and CPU time). The search's other
 settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
 (``1500``, ``3000+cpuct=1``, ``2000+trees=4``) are read by ``parse_level``.
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
@@ -22,8 +23,8 @@ from cardtable.ai.catches import genuine_catches
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
-LEVELS = {"fast": 25, "normal": 500, "strong": 2_000}
-LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {"answer": "value"}}
+LEVELS = {"fast": 25, "normal": 100, "strong": 500}
+LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "answer": str}
