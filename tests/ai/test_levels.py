@@ -10,6 +10,7 @@ import pytest
 from cardtable.ai.bots import RandomBot, make_bot
 from cardtable.ai.driver import play_match
 from cardtable.ai.ismcts import LEVEL_SETTINGS, LEVELS, IsmctsBot, parse_level
+from cardtable.ai.ladder import GAMES, run_step
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -83,10 +84,24 @@ def test_a_game_of_one_round_stops_after_it_and_names_its_best() -> None:
 
 
 def test_the_ladder_measures_a_step_with_duplicate_deals() -> None:
-    from bench.ladder import GAMES, run_step
-
     row = run_step(GAMES["scout"], "heuristic", "random", deals=6, workers=1, master=5, rounds=1)
     assert row["games"] == 24
     low, high = row["ci"]
     assert 0.25 < low <= row["win_rate"] <= high  # the heuristic climbs far above random
     assert row["ms_upper"] > 0 and row["ms_lower"] > 0
+
+
+def test_cardtable_ladder_prints_the_step_and_refuses_bad_steps_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cardtable.cli.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["ladder", "--games", "scout", "--steps", "heuristic/random", "--deals", "2", "--seed", "3"])
+    out, _ = capsys.readouterr()
+    assert done.value.code == 0
+    assert "scout" in out and "heuristic vs random" in out and "parity 25%" in out
+    for bad in (["--steps", "fast"], ["--steps", "fastest/fast"], ["--games", "chess"]):
+        with pytest.raises(SystemExit) as done:
+            main(["ladder", *bad])
+        _, err = capsys.readouterr()
+        assert done.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
