@@ -105,7 +105,11 @@ def parse_bot_spec(spec: str) -> tuple[str, str]:
 
         plugin_factory(spec.strip())
         return "plugin", spec.strip()
-    if level not in LEVELS[name]:
+    if name == "ismcts" and level:
+        from cardtable.ai.ismcts import parse_level
+
+        parse_level(level)  # a level name or an experimental budget ("ismcts:1500+cpuct=1")
+    elif level not in LEVELS[name]:
         levels = [lv for lv in LEVELS[name] if lv]
         choice = f"choose {', '.join(levels)}" if levels else "it has no levels"
         raise ParseError(f"unknown level {level!r} for bot {name!r}: {choice}")

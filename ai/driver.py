@@ -34,8 +34,10 @@ def play_match(
     max_actions: int = 200_000,
     clock: Callable[[], float] | None = None,
     cpu_clock: Callable[[], float] | None = None,
+    rounds: int = 0,
 ) -> GameResult:
-    """Play ``match`` to its end; every applied ``(seat, action text)`` is recorded.
+    """Play ``match`` to its end (or, with ``rounds``, until that many rounds have ended, the
+    winners then being the best totals so far); every applied ``(seat, action text)`` is recorded.
 
     ``clock`` (wall) and ``cpu_clock`` (this thread's CPU time, e.g. ``time.thread_time``)
     time each seat's decisions; a bot with a ``cpu_seconds()`` method (a program in its own
@@ -46,7 +48,7 @@ def play_match(
     cpu = [0.0] * n
     moves = [0] * n
     entries: list[tuple[int, str]] = []
-    while not match.is_over():
+    while not match.is_over() and not (rounds and len(match.round_scores) >= rounds):
         if len(entries) >= max_actions:
             raise RuntimeError(f"the match did not end within {max_actions} actions")
         waiting = match.to_move()
@@ -58,7 +60,8 @@ def play_match(
         outside = getattr(bot, "cpu_seconds", None)
         if callable(outside):
             cpu[seat] += outside()
-    return GameResult(match.scores(), match.winners(), len(match.round_scores), entries,
+    winners = match.winners() if match.is_over() else match.config.winners(match.totals)
+    return GameResult(match.scores(), winners, len(match.round_scores), entries,
                       spent, moves, match.digest(), cpu)
 
 

@@ -1,10 +1,14 @@
 """The strong computer player: information-set MCTS in ai/_search.pyx behind the bot interface.
 
-Levels are iteration budgets, so a seeded match plays the same on every machine however
-fast it is: ``fast`` 500, ``normal`` 3,000, ``strong`` 20,000 iterations per decision. Their
-CPU time per decision and whether each wins more than the one below are measured by
-``bench/ladder.py`` (docs/ai.md, "Does more thinking win more?"). The search's other
-settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``).
+Levels are iteration budgets (plus fixed settings), so a seeded match plays the same on every
+machine however fast it is: ``fast`` 25, ``normal`` 100, ``strong`` 500 iterations per
+decision. They were 500 / 3,000 / 20,000 until ``bench/ladder.py`` showed that above 500
+iterations nothing measurably wins more (nor did any setting tried): the ladder is redefined
+below 500, where in SCOUT each step up wins more; in SOLO the steps are a few points a round
+and not all clear parity (docs/ai.md, "Does more thinking win more?", has each step's win
+rate, interval and CPU time). The search's other
+settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
+(``1500``, ``3000+cpuct=1``, ``2000+trees=4``) are read by ``parse_level``.
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
 exactly the missed calls it saw. Everything else it searches, out-of-turn plays included
 (the root then also offers "not now").
@@ -19,7 +23,40 @@ from cardtable.ai.catches import genuine_catches
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
-LEVELS = {"fast": 500, "normal": 3_000, "strong": 20_000}
+LEVELS = {"fast": 25, "normal": 100, "strong": 500}
+LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
+"""Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
+SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
+            "reward_mode": int, "rollout": str, "trees": int, "answer": str}
+"""The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
+``trees`` (the budget split over that many independent searches whose root visits are summed)
+and ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
+the moves visited at least a tenth as often as the most visited)."""
+ANSWERS = ("visits", "value")
+
+
+def parse_level(level: str) -> tuple[int, dict[str, Any]]:
+    """A level name (``fast``) or an experimental budget with settings (``1500``,
+    ``3000+cpuct=1+prior_temp=2``) → (iterations, search settings); ParseError if neither."""
+    if level in LEVELS:
+        return LEVELS[level], dict(LEVEL_SETTINGS[level])
+    budget, *pairs = level.split("+")
+    if not budget.isdigit() or int(budget) <= 0:
+        raise ParseError(f"unknown ismcts level {level!r}: choose {', '.join(LEVELS)} or an iteration budget "
+                         "(e.g. 1500 or 3000+cpuct=1)")
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, text = pair.partition("=")
+        if key not in SETTINGS:
+            raise ParseError(f"unknown search setting {key!r} in {level!r}: choose {', '.join(SETTINGS)}")
+        try:
+            settings[key] = SETTINGS[key](text)
+        except ValueError:
+            raise ParseError(f"the search setting {key} needs a number, not {text!r}") from None
+    if settings.get("answer", "visits") not in ANSWERS or settings.get("trees", 1) < 1:
+        raise ParseError(f"bad answer or trees in {level!r}: answer is {' or '.join(ANSWERS)}, "
+                         "trees at least 1")
+    return int(budget), settings
 
 
 class IsmctsBot:
@@ -28,8 +65,8 @@ class IsmctsBot:
     name = "ismcts"
 
     def __init__(self, seed: bytes, seat: int, level: str = "normal") -> None:
-        if level not in LEVELS:
-            raise ParseError(f"unknown ismcts level {level!r}: choose {', '.join(LEVELS)}")
+        """``level``: a name in LEVELS or an experimental budget (``parse_level``)."""
+        iterations, settings = parse_level(level)
         try:
             from cardtable.ai._search import search
         except ImportError:  # only without the compiled extension (tests/packaging)
@@ -40,16 +77,33 @@ class IsmctsBot:
         self._search = search
         self.seat = seat
         self.level = level
-        self.iterations = LEVELS[level]
+        self.iterations = iterations
+        self.settings = settings
         self.rng = Stream(seed, f"bot/ismcts/{seat}")
         self.last_stats: dict[str, Any] = {}
 
     def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
-        seed = self.rng.below(2**63)
-        text, stats = self._search(obs["game"], obs, obs["config"], self.seat,
-                                   iterations=self.iterations, seed=seed, wait=wait)
-        self.last_stats = stats
-        return text  # type: ignore[no-any-return]
+        options = dict(self.settings)
+        trees = options.pop("trees", 1)
+        answer = options.pop("answer", "visits")
+        tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
+        for _ in range(trees):
+            seed = self.rng.below(2**63)
+            text, stats = self._search(obs["game"], obs, obs["config"], self.seat,
+                                       iterations=max(1, self.iterations // trees), seed=seed, wait=wait,
+                                       **options)
+            self.last_stats = stats
+            for move, visits, mean in stats["children"]:
+                cell = tally.setdefault(move, [0.0, 0.0])
+                cell[0] += visits
+                cell[1] += visits * mean
+        if not tally or (trees == 1 and answer == "visits"):
+            return text  # type: ignore[no-any-return]
+        most = max(v for v, _ in tally.values())
+        if answer == "value":
+            return max((m for m, (v, _) in tally.items() if v >= most / 10),
+                       key=lambda m: tally[m][1] / tally[m][0])
+        return next(m for m, (v, _) in tally.items() if v == most)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
         if len(legal) == 1:

@@ -91,11 +91,13 @@ class Task:
     game: Game
     log_dir: str | None = None
     time_budget: float | None = None
+    rounds: int = 0
 
 
 def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str | None,
-             time_budget: float | None = None) -> dict[str, Any]:
-    """Play one scheduled game; returns plain data (safe to send between processes)."""
+             time_budget: float | None = None, rounds: int = 0) -> dict[str, Any]:
+    """Play one scheduled game (only its first ``rounds`` rounds if > 0); returns plain data
+    (safe to send between processes)."""
     config = config_from_dict(config_data)
     seed = match_seed(master, game.deal)
     bots: list[Any] = []
@@ -103,7 +105,7 @@ def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str 
         for seat in range(len(game.bots)):
             bots.append(make_bot(game.spec(seat), seed, seat, time_budget))
         result: GameResult = play_match(Match(config, seed), bots, clock=time.perf_counter,
-                                        cpu_clock=time.thread_time)
+                                        cpu_clock=time.thread_time, rounds=rounds)
     finally:
         for bot in bots:
             close = getattr(bot, "close", None)
@@ -122,7 +124,7 @@ def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str 
 
 
 def play_task(task: Task) -> dict[str, Any]:
-    return play_one(task.config, task.master, task.game, task.log_dir, task.time_budget)
+    return play_one(task.config, task.master, task.game, task.log_dir, task.time_budget, task.rounds)
 
 
 def write_log(path: Path, config: Any, seed: bytes, bots: list[str], result: GameResult) -> None:

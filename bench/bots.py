@@ -5,7 +5,7 @@ Decisions are recorded from seeded games (SOLO anniversary and SCOUT, 4 players,
 bots); each is then asked of (a) an in-process bot that answers the first legal action and
 (b) a program that does the same (``python3`` reading the JSON and answering), so the
 difference is the protocol's overhead: JSON encoding, the pipe both ways, decoding.
-Then, with ``--games N``, games/s of a batch (SOLO anniversary 4p, ``ismcts:fast`` against
+Then, with ``--games N``, games/s of a batch (SOLO anniversary 4p, ``ismcts:strong`` against
 three ``heuristic``) in one process, with ``--workers 2``, and as Ray tasks on a local
 cluster of 2 CPUs (the cluster's start-up is timed apart; needs the 'ray' extra).
 Run: ``python bench/bots.py [--decisions N] [--games N]``.
@@ -78,8 +78,9 @@ def throughput(games: int) -> None:
     from cardtable.ai.tournament import Task, play_all, schedule
 
     config = SoloConfig.preset("anniversary", 4).to_dict()
-    tasks = [Task(config, 2027, g) for g in schedule(games, ["ismcts:fast"] + ["heuristic"] * 3, False, True)]
-    print(f"\ngames/s, {games} games of SOLO anniversary 4p, ismcts:fast against 3 heuristic")
+    plan = schedule(games, ["ismcts:strong"] + ["heuristic"] * 3, False, True)
+    tasks = [Task(config, 2027, g) for g in plan]
+    print(f"\ngames/s, {games} games of SOLO anniversary 4p, ismcts:strong against 3 heuristic")
 
     def timed(label: str, workers: int, ray: str | None = None) -> None:
         start = time.perf_counter()

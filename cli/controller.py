@@ -37,7 +37,7 @@ from cardtable.engine.match import Match
 
 CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
-HINT_BOT = "ismcts:normal"
+HINT_BOT = "ismcts:strong"
 """What the hint key asks; the heuristic bot answers while the compiled search is missing."""
 RACE_WINDOW = 3.0
 """Seconds after another seat's action during which a failed out-of-turn move is told as a lost race."""
@@ -211,7 +211,7 @@ class BaseSession:
         return f"{text} is not legal now"
 
     def hint(self) -> Hint:
-        """What ``ismcts:normal`` would do now (the heuristic bot without the compiled search)."""
+        """What ``ismcts:strong`` would do now (the heuristic bot without the compiled search)."""
         inputs = self.hint_inputs()
         return Hint(None, "", "nothing to do now") if inputs is None else self.run_hint(*inputs)
 

@@ -7,6 +7,7 @@ import sys
 import click
 
 from cardtable.cli.games_cmd import games
+from cardtable.cli.ladder_cmd import ladder
 from cardtable.cli.match_cmd import match
 from cardtable.cli.net_cmds import host, join, tables
 from cardtable.cli.play_cmd import play
@@ -28,6 +29,7 @@ cli.add_command(join)
 cli.add_command(play)
 cli.add_command(tournament)
 cli.add_command(games)
+cli.add_command(ladder)
 
 
 def main(argv: list[str] | None = None) -> None:

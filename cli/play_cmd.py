@@ -44,7 +44,7 @@ from cardtable.cli.table_logs import PLAY_DIR
 from cardtable.engine.errors import ParseError
 from cardtable.engine.games import GAME_NAMES
 
-DEFAULT_BOTS = "ismcts:fast"
+DEFAULT_BOTS = "ismcts:strong"
 FALLBACK_BOTS = "heuristic"
 START_WAIT = 15.0
 """Seconds to wait for a private table's seed agreement (it needs no one else: about 2 s)."""

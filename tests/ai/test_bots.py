@@ -13,7 +13,7 @@ from cardtable.engine.scout import State as ScoutState
 from cardtable.engine.solo import Config as SoloConfig
 from cardtable.engine.solo import State as SoloState
 
-BOTS = ["random", "heuristic", "ismcts:fast"]
+BOTS = ["random", "heuristic", "ismcts:strong"]  # strong: 500 iterations, the old fast
 
 
 def solo_twins(edition: str) -> tuple[Match, Match, int]:
@@ -51,7 +51,7 @@ def decide(bot_spec: str, match: Match, seat: int) -> str | None:
     return None if action is None else str(action)
 
 
-@pytest.mark.parametrize("spec", BOTS)
+@pytest.mark.parametrize("spec", [*BOTS, "ismcts:fast", "ismcts:2000+answer=value", "ismcts:300+trees=3"])
 @pytest.mark.parametrize("twins", [lambda: solo_twins("classic"), lambda: solo_twins("anniversary"),
                                    scout_twins], ids=["solo-classic", "solo-anniversary", "scout"])
 def test_no_peeking(spec: str, twins: Any) -> None:

@@ -389,7 +389,7 @@ def test_hint_never_fails_even_where_the_search_cannot_sample() -> None:
     session, c = client(solo_match(["R7 G3 B2", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
     hint = session.hint()
     assert hint.action in {"R7", "draw"}, hint
-    assert hint.bot in ("heuristic", "ismcts:normal")
+    assert hint.bot in ("heuristic", "ismcts:strong")
     dealt, _ = client(Match(SoloConfig.preset("classic", 3), b"dealt"))
     dealt.run_bots()
     hint = dealt.hint()

@@ -207,7 +207,7 @@ def test_hint_key_says_what_a_computer_player_would_do() -> None:
             await pilot.pause(0.05)
             if app.hint_text != "thinking...":
                 break
-        m = re.fullmatch(r"(ismcts:normal|heuristic) would play (\S+)", app.hint_text)
+        m = re.fullmatch(r"(ismcts:strong|heuristic) would play (\S+)", app.hint_text)
         assert m, app.hint_text
         assert m.group(2) in {str(a) for a in session.legal()}
         assert f"hint: {app.hint_text}" in str(app.query_one("#status", Static).render())

@@ -1,0 +1,107 @@
+"""The search's levels: names and experimental budgets, how several trees and a value answer
+decide, single-round games, and the ladder's measurement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cardtable.ai.bots import RandomBot, make_bot
+from cardtable.ai.driver import play_match
+from cardtable.ai.ismcts import LEVEL_SETTINGS, LEVELS, IsmctsBot, parse_level
+from cardtable.ai.ladder import GAMES, run_step
+from cardtable.engine.errors import ParseError
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+
+
+def test_every_level_is_a_budget_and_each_step_up_thinks_more() -> None:
+    budgets = [LEVELS[name] for name in ("fast", "normal", "strong")]
+    assert budgets == sorted(budgets) and len(set(budgets)) == 3
+    for name in LEVELS:
+        assert parse_level(name) == (LEVELS[name], LEVEL_SETTINGS[name])
+
+
+def test_an_experimental_level_is_a_budget_with_settings() -> None:
+    assert parse_level("1500") == (1500, {})
+    assert parse_level("3000+cpuct=1+trees=6+answer=value") == (
+        3000, {"cpuct": 1.0, "trees": 6, "answer": "value"})
+
+
+@pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
+                                   "500+trees=0"])
+def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
+    with pytest.raises(ParseError) as err:
+        make_bot(f"ismcts:{level}", b"seed", 0)
+    assert "\n" not in str(err.value)
+
+
+class Scripted:
+    """Stands in for the search: each call answers the next scripted root statistics."""
+
+    def __init__(self, runs: list[list[tuple[str, int, float]]]) -> None:
+        self.runs = runs
+        self.budgets: list[int] = []
+
+    def __call__(self, *args: Any, iterations: int, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+        children = self.runs[len(self.budgets)]
+        self.budgets.append(iterations)
+        return max(children, key=lambda c: c[1])[0], {"children": children}
+
+
+def scripted_bot(level: str, runs: list[list[tuple[str, int, float]]]) -> tuple[IsmctsBot, Scripted]:
+    bot = IsmctsBot(b"seed", 0, level)
+    script = Scripted(runs)
+    bot._search = script  # type: ignore[method-assign]
+    return bot, script
+
+
+def test_several_trees_split_the_budget_and_sum_their_root_visits() -> None:
+    runs = [[("a", 60, 0.1), ("b", 40, 0.3)], [("b", 70, 0.2), ("a", 30, 0.0)],
+            [("a", 45, 0.1), ("b", 55, 0.1)]]
+    bot, script = scripted_bot("300+trees=3", runs)
+    obs = {"game": "scout", "config": {}}
+    assert bot._run(obs, wait=False) == "b"  # b: 165 visits, a: 135, though a led two of the trees
+    assert script.budgets == [100, 100, 100]
+
+
+def test_a_value_answer_takes_the_best_mean_among_well_visited_moves() -> None:
+    runs = [[("a", 900, 0.1), ("b", 95, 0.4), ("c", 5, 0.9)]]
+    bot, _ = scripted_bot("1000+answer=value", runs)
+    assert bot._run({"game": "scout", "config": {}}, wait=False) == "b"  # c has too few visits to trust
+    plain, _ = scripted_bot("1000", [list(runs[0])])
+    assert plain._run({"game": "scout", "config": {}}, wait=False) == "a"
+
+
+def test_a_game_of_one_round_stops_after_it_and_names_its_best() -> None:
+    config = ScoutConfig(players=3)
+    match = Match(config, b"one round")
+    result = play_match(match, [RandomBot(b"r", s) for s in range(3)], rounds=1)
+    assert result.rounds == 1 and not match.is_over()
+    best = max(result.scores)
+    assert result.winners == [s for s in range(3) if result.scores[s] == best]
+
+
+def test_the_ladder_measures_a_step_with_duplicate_deals() -> None:
+    row = run_step(GAMES["scout"], "heuristic", "random", deals=6, workers=1, master=5, rounds=1)
+    assert row["games"] == 24
+    low, high = row["ci"]
+    assert 0.25 < low <= row["win_rate"] <= high  # the heuristic climbs far above random
+    assert row["ms_upper"] > 0 and row["ms_lower"] > 0
+
+
+def test_cardtable_ladder_prints_the_step_and_refuses_bad_steps_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from cardtable.cli.main import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["ladder", "--games", "scout", "--steps", "heuristic/random", "--deals", "2", "--seed", "3"])
+    out, _ = capsys.readouterr()
+    assert done.value.code == 0
+    assert "scout" in out and "heuristic vs random" in out and "parity 25%" in out
+    for bad in (["--steps", "fast"], ["--steps", "fastest/fast"], ["--games", "chess"]):
+        with pytest.raises(SystemExit) as done:
+            main(["ladder", *bad])
+        _, err = capsys.readouterr()
+        assert done.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
