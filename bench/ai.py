@@ -13,7 +13,7 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
    against 500, for both searches (how much a bigger tree slows an iteration).
 3. Bytes per tree node and the peak memory of a 1-second search.
-4. Strength: ``ismcts:fast`` against three ``heuristic``, and ``heuristic`` against three
+4. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
 """
@@ -252,7 +252,7 @@ def strength(deals: int, workers: int) -> None:
     print(f"{'game':<22} {'bot':<14} {'win %':>7} {'95% interval':>15} {'mean score':>11} {'ms/move':>8}")
     for name, config in [("SOLO anniversary 4p", SoloConfig.preset("anniversary", 4)),
                          ("SCOUT 4p", ScoutConfig(players=4))]:
-        for specs in (["ismcts:fast"] + ["heuristic"] * 3, ["heuristic"] + ["random"] * 3):
+        for specs in (["ismcts:strong"] + ["heuristic"] * 3, ["heuristic"] + ["random"] * 3):
             started = time.perf_counter()
             results = run(config, 2026, schedule(deals, specs, duplicate=True, rotate=True), workers)
             row = next(r for r in summarize(results) if r["bot"] == specs[0])
