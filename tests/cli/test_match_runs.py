@@ -20,10 +20,12 @@ ARGS = ("match", "scout", "--players", "3", "--games", "40", "--seed", "21", "--
 
 
 def start(*argv: str) -> subprocess.Popen[bytes]:
-    """``cardtable ARGV`` as a real process of its own."""
+    """``cardtable ARGV`` as a real process of its own, with Ctrl-C's default meaning (as in a
+    terminal), even when the tests themselves run as a background job, which ignores SIGINT."""
     code = "from cardtable.cli.main import main; main()"
     return subprocess.Popen([sys.executable, "-c", code, *argv], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_games(path: Path, count: int, proc: subprocess.Popen[bytes], limit: float = 60) -> None:

@@ -104,17 +104,25 @@ class Lan:
         self.made = []
 
 
-@pytest.fixture
-def lan() -> Iterator[Lan]:
-    net = Lan()
+def built_lan(loss: int, strangers: int = 0) -> Iterator[Lan]:
+    """A fixture's LAN at ``loss`` percent, with ``strangers`` more namespaces on a hub that
+    sees every frame; removed afterwards."""
+    net = Lan(strangers=strangers)
     try:
         try:
-            net.build(LOSS)
+            net.build(loss)
+            if strangers:
+                net.hub()
         except (RuntimeError, subprocess.CalledProcessError) as err:
             pytest.skip(f"cannot build the virtual LAN here: {err}")
         yield net
     finally:
         net.close()
+
+
+@pytest.fixture
+def lan() -> Iterator[Lan]:
+    yield from built_lan(LOSS)
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from cardtable.p2p.store import FileStore, Stored
-from tests.p2p.test_netns import PEERS, SUBNET, Lan, _why_not, processes_on_the_lan
+from tests.p2p.test_netns import PEERS, SUBNET, Lan, _why_not, built_lan, processes_on_the_lan
 from tests.p2p.test_processes import Procs, wait_until
 
 pytestmark = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
@@ -36,16 +35,7 @@ TERM_ROUNDS_PER_SECOND = 10
 
 @pytest.fixture
 def lan() -> Iterator[Lan]:
-    net = Lan(strangers=1)
-    try:
-        try:
-            net.build(LOSS)
-            net.hub()
-        except (RuntimeError, subprocess.CalledProcessError) as err:
-            pytest.skip(f"cannot build the virtual LAN here: {err}")
-        yield net
-    finally:
-        net.close()
+    yield from built_lan(LOSS, strangers=1)
 
 
 @pytest.fixture
