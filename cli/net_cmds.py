@@ -51,8 +51,10 @@ from cardtable.engine.errors import ParseError
 
 JOIN_WAIT = 15.0
 """Seconds a joiner waits for its join to be committed before giving up."""
-NAME_LISTEN = 2.5
-"""Seconds ``join NAME`` listens at least, so that two tables of one name are both heard."""
+NAME_LISTEN = 4.0
+"""Seconds ``join NAME`` listens at least: two tables of one name are both heard, and on a lossy
+link the table's own beacons (one a second in the lobby) too, not only a stranger's replay of
+one, which would send the joiner to the stranger's address."""
 
 TABLES_EXAMPLES = """
 \b

@@ -129,7 +129,7 @@ seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), defa
 join_seconds_option = click.option("--seconds", type=click.FloatRange(0.1, 600), default=8.0,
                                    show_default=True,
                                    help="How long to listen for the table's beacons at most (joining starts "
-                                        "as soon as the table is heard, after 2.5 s at least).")
+                                        "as soon as the table is heard, after 4 s at least).")
 discovery_port_option = click.option("--discovery-port", type=click.IntRange(1, 65535), default=47474,
                                      show_default=True, envvar="CARDTABLE_DISCOVERY_PORT", show_envvar=True,
                                      help="UDP port where beacons are sent and heard.")
