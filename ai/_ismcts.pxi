@@ -280,10 +280,42 @@ cdef inline void sort_if_needed(KeyIdx* ki, int n) noexcept nogil:
 cdef inline int match_kids(Tree* t, int node, const KeyIdx* ki, int n, int* found) noexcept nogil:
     """found[j] = 1 + the position among the node's children of the child for move ki[j] (0:
     untried), by merging the two key-sorted lists; each matched child's avail count rises.
-    Returns the number of moves matched."""
+    Returns the number of moves matched. A node with many more children than moves (one
+    where every sample of the hidden hands brings new moves) is searched by galloping: each
+    move's child is found by doubling steps from the last one, so the cost follows the
+    moves, not the children."""
     cdef Node* kids = &t.nodes[t.nodes[node].kids]
-    cdef int c = t.nodes[node].nkids, i, j = 0, matched = 0
+    cdef int c = t.nodes[node].nkids, i = 0, j, matched = 0, step, lo, hi, mid
     cdef unsigned long long key
+    if c >= 64 and c > 8 * n:
+        for j in range(n):
+            key = ki[j].key
+            # gallop: the first child at or after i whose key is >= key
+            step = 1
+            lo = i
+            hi = i
+            while hi < c and kids[hi].key < key:
+                lo = hi + 1
+                hi += step
+                step <<= 1
+            if hi > c:
+                hi = c
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if kids[mid].key < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            i = lo
+            if i < c and kids[i].key == key:
+                found[j] = i + 1
+                kids[i].avail += 1
+                matched += 1
+                i += 1
+            else:
+                found[j] = 0
+        return matched
+    j = 0
     for i in range(c):
         key = kids[i].key
         while j < n and ki[j].key < key:
@@ -314,13 +346,14 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
     child_out[0] = NO_NODE
     if t.nodes[node].nkids == 0:
         return <int>rng_below(rng, n)
-    if match_kids(t, node, ki, n, found) < n:
+    count = n - match_kids(t, node, ki, n, found)
+    if count > 0:   # a uniformly random untried move: the pick-th of them
+        pick = <int>rng_below(rng, count)
         for j in range(n):
             if not found[j]:
-                count += 1
-                if rng_below(rng, count) == 0:  # reservoir sampling among the untried
-                    pick = j
-        return pick
+                if pick == 0:
+                    return j
+                pick -= 1
     base = t.nodes[node].kids
     for j in range(n):
         c = &t.nodes[base + found[j] - 1]
@@ -432,6 +465,7 @@ cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
     for i in range(n):
         t.root_child[i] = NO_NODE
     t.root_n = n
+    t.root_tried = 0
     t.root_base = t.size   # the root's children, one slot per move (search() leaves room)
     t.size += n
 
@@ -476,13 +510,18 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
                     pick = j
         child_out[0] = best
         return pick
+    count = n - t.root_tried
+    if count == 0:
+        child_out[0] = best
+        return pick
+    child_out[0] = NO_NODE
+    pick = <int>rng_below(rng, count)   # a uniformly random untried move: the pick-th of them
     for j in range(n):
         if t.root_child[j] == NO_NODE:
-            count += 1
-            if rng_below(rng, count) == 0:  # reservoir sampling among the untried
-                pick = j
-    child_out[0] = best if count == 0 else NO_NODE
-    return pick
+            if pick == 0:
+                return j
+            pick -= 1
+    return -1
 
 
 cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
@@ -499,6 +538,7 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
             child = t.root_base + j
             node_init(t, child, t.root_ki[j].key, t.searcher)
             t.root_child[j] = child
+            t.root_tried += 1
             t.nodes[child].avail = 1
         if child != NO_NODE:
             if t.root_ki[j].idx >= 0:

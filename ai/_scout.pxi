@@ -190,138 +190,6 @@ cdef inline int scout__emit_spans(const uint8_t* ups, int h, int target, ScoutAc
     return n
 
 
-# The spans of a list of up values, by start: from index i the only spans longer than one
-# card continue the step ups[i + 1] - ups[i] (if it is -1, 0 or 1) as far as it goes, and a
-# longer span of the same start is always stronger, so the spans from i that beat a target
-# are the single (if it does) and the lengths m..len[i] (scout__span_min): counted and
-# indexed in O(1) per start, in scout__emit_spans order.
-
-ctypedef struct ScoutRuns:
-    uint8_t len[SCOUT_MAX_HAND + 1]   # the longest span from i (1: only the single)
-    int8_t step[SCOUT_MAX_HAND + 1]   # its step, when len >= 2
-
-
-cdef inline void scout__runs(const uint8_t* ups, int h, ScoutRuns* r) noexcept nogil:
-    cdef int i, d
-    if h <= 0:
-        return
-    r.len[h - 1] = 1
-    for i in range(h - 2, -1, -1):
-        d = <int>ups[i + 1] - <int>ups[i]
-        if d < -1 or d > 1:
-            r.len[i] = 1
-            continue
-        r.step[i] = <int8_t>d
-        r.len[i] = r.len[i + 1] + 1 if r.len[i + 1] >= 2 and r.step[i + 1] == d else 2
-
-
-cdef inline int scout__span_min(const uint8_t* ups, const ScoutRuns* r, int i, int target) noexcept nogil:
-    """The shortest span of two or more cards from i that beats target (len[i] + 1: none)."""
-    cdef int tl = target >> 8, big = r.len[i], low, m
-    m = tl + 1 if tl + 1 > 2 else 2
-    if 2 <= tl <= big:
-        if r.step[i] == 0:
-            low = 0x10 | ups[i]
-        elif r.step[i] == 1:
-            low = ups[i]
-        else:
-            low = <int>ups[i] - tl + 1
-        if low > (target & 255):
-            m = tl
-    return m if m <= big else big + 1
-
-
-cdef inline int scout__spans_at(const uint8_t* ups, const ScoutRuns* r, int i, int target,
-                                int* single, int* m) noexcept nogil:
-    """Spans from i that beat target: ``single`` (0/1) plus lengths ``m``..len[i]."""
-    single[0] = 1 if (0x110 | ups[i]) > target else 0
-    if r.len[i] < 2:
-        m[0] = 2
-        return single[0]
-    m[0] = scout__span_min(ups, r, i, target)
-    return single[0] + r.len[i] - m[0] + 1
-
-
-cdef inline int scout__count_spans(const uint8_t* ups, int h, const ScoutRuns* r, int target,
-                                   int* startc, int* endc) noexcept nogil:
-    """Count the spans stronger than ``target``; if startc/endc are given (h zeros each),
-    also add them up per first index (startc) and per last index (endc)."""
-    cdef int i, n = 0, c, single, m
-    for i in range(h):
-        c = scout__spans_at(ups, r, i, target, &single, &m)
-        n += c
-        if startc != NULL:
-            startc[i] += c
-            endc[i] += single
-    if startc != NULL:
-        scout__end_counts(ups, h, r, target, endc)
-    return n
-
-
-cdef inline void scout__end_counts(const uint8_t* ups, int h, const ScoutRuns* r, int target,
-                                   int* endc) noexcept nogil:
-    """Add to endc[j] the spans of two or more cards beating target that end at j."""
-    cdef int diff[SCOUT_MAX_HAND + 2]
-    cdef int i, m, run = 0
-    memset(diff, 0, (h + 1) * sizeof(int))
-    for i in range(h):
-        if r.len[i] < 2:
-            continue
-        m = scout__span_min(ups, r, i, target)
-        if m <= r.len[i]:
-            diff[i + m - 1] += 1
-            diff[i + r.len[i]] -= 1
-    for i in range(h):
-        run += diff[i]
-        endc[i] += run
-
-
-cdef inline int scout__start_counts(const uint8_t* ups, int h, int target, ScoutRuns* r,
-                                    uint8_t* c) noexcept nogil:
-    """scout__runs and, in the same pass, c[i] = the spans from i that beat target; the total."""
-    cdef int i, d, n, ci, big = 1, m, tl = target >> 8, tlo = target & 255, low, step = 9
-    cdef int ok, cont, eq, u
-    cdef int mlow = tl + 1 if tl > 1 else 2   # the shortest multi-card span that can beat target
-    if h <= 0:
-        return 0
-    r.len[h - 1] = 1
-    c[h - 1] = 1 if (0x110 | ups[h - 1]) > target else 0
-    n = c[h - 1]
-    # Branch-free (hands are random, so branches mispredict): big and step are the run from
-    # i + 1, kept in registers; the count of a start is its single plus lengths m..big.
-    for i in range(h - 2, -1, -1):
-        u = ups[i]
-        d = <int>ups[i + 1] - u
-        ok = <unsigned int>(d + 1) <= 2
-        cont = ok & (big >= 2) & (step == d)
-        big = (big + 1 if cont else 2) if ok else 1
-        step = d
-        r.step[i] = <int8_t>d
-        r.len[i] = <uint8_t>big
-        low = u + (d == 0) * 16 - (d == -1) * (tl - 1)
-        eq = (tl >= 2) & (tl <= big) & (low > tlo)
-        m = big - (mlow - eq) + 1
-        ci = ((0x110 | u) > target) + (m if m > 0 else 0)
-        c[i] = <uint8_t>ci
-        n += ci
-    return n
-
-
-cdef inline bint scout__nth_span(const uint8_t* ups, int h, const ScoutRuns* r, int target, int k,
-                                 int* first, int* last) noexcept nogil:
-    """The k-th (0-based) span stronger than ``target`` from index first[0] on, in
-    scout__emit_spans order."""
-    cdef int i, c, single, m
-    for i in range(first[0], h):
-        c = scout__spans_at(ups, r, i, target, &single, &m)
-        if k < c:
-            first[0] = i
-            last[0] = i if single and k == 0 else i + m - 1 + k - single
-            return True
-        k -= c
-    return False
-
-
 cdef inline bint scout__any_span(const uint8_t* ups, int h, int target) noexcept nogil:
     """Whether some span of ``ups`` is a show stronger than ``target``."""
     cdef int i, j, a, step, st
@@ -589,50 +457,141 @@ cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) n
         scout__show(s, seat, a.first, a.last)
 
 
-# --- chains: what an inserted card would join ----------------------------------------------
-# For step index t (0: step 0, 1: step +1, 2: step -1), lrun[t][k] is the length of the
-# longest span ending at k whose consecutive up values all differ by that step, rrun[t][k] the
-# same starting at k.
+# --- a uniformly random legal move without listing them all --------------------------------
+# The shows of a list of up values are its single cards and the spans of two or more cards
+# inside its maximal runs: stretches whose consecutive values all differ by one step (-1, 0
+# or +1; two runs may share their end card). The spans of m cards of a run of L cards number
+# L - m + 1 and share their count and kind; a set's share its value, and a run's lowest values
+# are L - m + 1 consecutive numbers. So the spans of a run stronger than a target are counted,
+# and the k-th of them found, in O(1); a hand's shows in O(hand).
 
-ctypedef struct ScoutChains:
-    uint8_t lrun[3][SCOUT_MAX_HAND]
-    uint8_t rrun[3][SCOUT_MAX_HAND]
-
-
-cdef inline void scout__chains(const uint8_t* ups, int h, ScoutChains* c) noexcept nogil:
-    cdef int t, k, step
-    for t in range(3):
-        step = 0 if t == 0 else (1 if t == 1 else -1)
-        for k in range(h):
-            if k > 0 and <int>ups[k] - <int>ups[k - 1] == step:
-                c.lrun[t][k] = c.lrun[t][k - 1] + 1
-            else:
-                c.lrun[t][k] = 1
-        for k in range(h - 1, -1, -1):
-            if k < h - 1 and <int>ups[k + 1] - <int>ups[k] == step:
-                c.rrun[t][k] = c.rrun[t][k + 1] + 1
-            else:
-                c.rrun[t][k] = 1
+ctypedef struct ScoutRun:
+    uint8_t start
+    uint8_t length
+    int8_t step
 
 
-cdef inline void scout__reach(const uint8_t* ups, int h, const ScoutChains* c, int t, int v,
-                              int p, int* a, int* b) noexcept nogil:
-    """How many cards left (a) and right (b) of insertion point p continue step t through v."""
-    cdef int step = 0 if t == 0 else (1 if t == 1 else -1)
-    a[0] = c.lrun[t][p - 1] if p > 0 and <int>ups[p - 1] == v - step else 0
-    b[0] = c.rrun[t][p] if p < h and <int>ups[p] == v + step else 0
+cdef inline int scout__scan(const uint8_t* cards, int h, int target, uint8_t* ups,
+                            ScoutRun* runs, int* nruns) noexcept nogil:
+    """In one pass: ``ups`` = the up values of ``cards``, ``runs`` = their maximal runs of two
+    or more cards, in order (``nruns`` of them); returns how many single cards beat target."""
+    cdef int i, d, u, prev, open_step = 99, n = 0, singles
+    nruns[0] = 0
+    if h <= 0:
+        return 0
+    prev = cards[0] & 15
+    ups[0] = <uint8_t>prev
+    singles = (0x110 | prev) > target
+    for i in range(1, h):
+        u = cards[i] & 15
+        ups[i] = <uint8_t>u
+        singles += (0x110 | u) > target
+        d = u - prev
+        prev = u
+        if d == open_step:
+            runs[n - 1].length += 1
+        elif -1 <= d <= 1:
+            runs[n].start = <uint8_t>(i - 1)
+            runs[n].length = 2
+            runs[n].step = <int8_t>d
+            n += 1
+            open_step = d
+        else:
+            open_step = 99
+    nruns[0] = n
+    return singles
 
 
-cdef inline int scout__through_strength(int t, int v, int x, int y) noexcept nogil:
-    """Strength of the span of x cards left, the inserted v, and y cards right, step index t."""
-    cdef int n = x + y + 1
-    if n == 1:
-        return 0x110 | v
-    if t == 0:
-        return (n << 8) | 0x10 | v
-    if t == 1:
-        return (n << 8) | (v - x)
-    return (n << 8) | (v - y)
+cdef inline int scout__run_equal(const uint8_t* ups, const ScoutRun* r, int target,
+                                 int* first) noexcept nogil:
+    """The run's spans as long as ``target`` (2+ cards) that beat it: how many; they are the
+    consecutive offsets from ``first[0]``."""
+    cdef int tl = target >> 8, tlow = target & 255, n, low, over
+    first[0] = 0
+    if tl < 2 or tl > r.length:
+        return 0
+    n = r.length - tl + 1
+    if r.step == 0:
+        return n if (0x10 | ups[r.start]) > tlow else 0
+    if tlow >= 0x10:   # a set beats every run as long
+        return 0
+    low = ups[r.start] if r.step > 0 else ups[r.start + r.length - 1]
+    over = low + r.length - tl - tlow   # lowest values low .. low + L - tl, one per offset
+    if over <= 0:
+        return 0
+    if over > n:
+        over = n
+    if r.step > 0:   # the lowest value rises with the offset: the last offsets beat
+        first[0] = n - over
+    return over
+
+
+cdef inline int scout__run_longer(const ScoutRun* r, int target) noexcept nogil:
+    """The run's spans of two or more cards longer than ``target``: they all beat it."""
+    cdef int lo = (target >> 8) + 1, k
+    if lo < 2:
+        lo = 2
+    k = r.length - lo + 1
+    return k * (k + 1) // 2 if k > 0 else 0
+
+
+cdef inline int scout__count_runs(const uint8_t* ups, const ScoutRun* runs, int nruns,
+                                  int target) noexcept nogil:
+    """The spans of two or more cards of these runs stronger than ``target``."""
+    cdef int i, n = 0, first
+    for i in range(nruns):
+        n += scout__run_equal(ups, &runs[i], target, &first) + scout__run_longer(&runs[i], target)
+    return n
+
+
+cdef inline void scout__nth_show(const uint8_t* ups, int h, const ScoutRun* runs, int nruns,
+                                 int target, int k, int* first, int* last) noexcept nogil:
+    """The k-th show of ``ups`` stronger than target: singles in hand order, then each run's
+    spans as long as the target, then its longer spans by length and offset."""
+    cdef int i, c, off, m, tl = target >> 8
+    if tl < 2:
+        for i in range(h):
+            if (0x110 | ups[i]) > target:
+                if k == 0:
+                    first[0] = i
+                    last[0] = i
+                    return
+                k -= 1
+    for i in range(nruns):
+        c = scout__run_equal(ups, &runs[i], target, &off)
+        if k < c:
+            first[0] = runs[i].start + off + k
+            last[0] = first[0] + tl - 1
+            return
+        k -= c
+        m = tl + 1 if tl >= 2 else 2
+        while m <= runs[i].length:
+            c = runs[i].length - m + 1
+            if k < c:
+                first[0] = runs[i].start + k
+                last[0] = first[0] + m - 1
+                return
+            k -= c
+            m += 1
+
+
+cdef inline int scout__kept_weight(const uint8_t* ups, int h, const ScoutRun* runs, int nruns,
+                                   int target) noexcept nogil:
+    """Over every insertion point p of a new card, the shows stronger than target that do not
+    contain it: a show of m cards survives at h + 2 - m of the h + 1 points (those not
+    inside it)."""
+    cdef int i, m, first, tl = target >> 8, n = 0
+    if tl < 2:
+        for i in range(h):
+            n += (0x110 | ups[i]) > target
+        n *= h + 1
+    for i in range(nruns):
+        n += scout__run_equal(ups, &runs[i], target, &first) * (h + 2 - tl)
+        m = tl + 1 if tl >= 2 else 2
+        while m <= runs[i].length:
+            n += (runs[i].length - m + 1) * (h + 2 - m)
+            m += 1
+    return n
 
 
 cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept nogil:
@@ -649,51 +608,51 @@ cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept n
     return False
 
 
-cdef inline int scout__count_through(const uint8_t* ups, int h, const ScoutChains* c, int v,
-                                     int p, int target) noexcept nogil:
-    """Spans of the hand with v inserted at p that contain the new card and beat target."""
-    cdef int n = 1 if (0x110 | v) > target else 0
-    cdef int t, a, b, x, y
-    if not scout__near(ups, h, v, p):   # the new card joins nothing: only the single
-        return n
-    for t in range(3):
-        scout__reach(ups, h, c, t, v, p, &a, &b)
-        if a == 0 and b == 0:
-            continue
+cdef inline int scout__count_through(const uint8_t* ups, int h, int v, int p,
+                                     int target) noexcept nogil:
+    """Spans of two or more cards of the hand with v inserted at p that contain the new card
+    and beat target: x cards left and y right continuing one step through v."""
+    cdef int n = 0, step, a, b, x, y, cnt, low
+    for step in range(-1, 2):
+        a = 0
+        while p - 1 - a >= 0 and <int>ups[p - 1 - a] == v - (a + 1) * step:
+            a += 1
+        b = 0
+        while p + b < h and <int>ups[p + b] == v + (b + 1) * step:
+            b += 1
         for x in range(a + 1):
             for y in range(b + 1):
-                if x + y > 0 and scout__through_strength(t, v, x, y) > target:
+                cnt = x + y + 1
+                if cnt == 1:
+                    continue
+                low = v - x if step == 1 else (v - y if step == -1 else 0x10 | v)
+                if ((cnt << 8) | low) > target:
                     n += 1
     return n
 
 
-# --- a uniformly random legal move without listing them all --------------------------------
-
 ctypedef struct ScoutDraw:   # the waiting seat's legal moves, counted by scout__draw_count
     uint8_t ups[SCOUT_MAX_HAND]
-    uint8_t starts[SCOUT_MAX_HAND]   # the shows from each start
-    ScoutRuns runs
-    int h, target, n_show, n_scout, n_ss, total, ends
+    ScoutRun runs[SCOUT_MAX_HAND]
+    int h, nruns, target, n_show, n_scout, n_ss, total, ends
     int vals[2][2]           # [end][0: lower, 1: higher value of the card]
     int rts[2]               # the active set's strength without that end's card
-    int cnt[2][2][SCOUT_MAX_HAND + 1]   # Scout & Shows per (end, value, insertion point)
+    int tot[2][2]            # Scout & Shows per (end, value)
 
 
 cdef int scout__draw_count(const ScoutState* s, int seat, ScoutDraw* d) noexcept nogil:
     """Count the play-phase legal moves of ``seat`` (the seat in turn) into d; returns the total.
 
-    Shows, scouts and Scout & Shows per (end, value, position) in O(hand) each: the spans of
-    the hand with v inserted at p are those left of p, those right of p, and those through
-    the new card. scout__draw_decode then makes the k-th of them, in any fixed order."""
-    cdef int startc[SCOUT_MAX_HAND]
-    cdef int endc[SCOUT_MAX_HAND]
-    cdef int pre[SCOUT_MAX_HAND + 1]
-    cdef ScoutChains ch
-    cdef int h, e, vi, p, card, lo, hi, k, suf
-    h = scout__ups(s, seat, d.ups)
+    Shows by runs (above); scouts 2 * (hand + 1) per end; the Scout & Shows of (end, value)
+    are the kept shows of every insertion point (scout__kept_weight) plus, at the points where
+    the card joins a neighbour, the spans through it (and its single at every point).
+    scout__draw_decode then makes the k-th of them, in a fixed order."""
+    cdef int h, e, vi, v, p, card, lo, hi, kept, t
+    h = s.hand_len[seat]
     d.h = h
     d.target = scout_active_strength(s)
-    d.n_show = scout__start_counts(d.ups, h, d.target, &d.runs, d.starts)
+    d.n_show = scout__scan(s.hand[seat], h, d.target, d.ups, d.runs, &d.nruns)
+    d.n_show += scout__count_runs(d.ups, d.runs, d.nruns, d.target)
     d.n_scout = 0
     d.n_ss = 0
     d.ends = 0
@@ -709,41 +668,32 @@ cdef int scout__draw_count(const ScoutState* s, int seat, ScoutDraw* d) noexcept
             d.vals[e][0] = lo
             d.vals[e][1] = hi
         if s.players > 2 and s.scout_show[seat]:
-            scout__chains(d.ups, h, &ch)
             for e in range(d.ends):
                 d.rts[e] = scout_reduced_strength(s, e)
-                memset(startc, 0, h * sizeof(int))
-                memset(endc, 0, h * sizeof(int))
-                scout__count_spans(d.ups, h, &d.runs, d.rts[e], startc, endc)
-                pre[0] = 0
-                for p in range(h):
-                    pre[p + 1] = pre[p] + endc[p]
-                # walk p downwards accumulating suf = spans starting at or after p
-                suf = 0
-                for p in range(h, -1, -1):
-                    if p < h:
-                        suf += startc[p]
-                    for vi in range(2):
-                        k = pre[p] + suf + scout__count_through(d.ups, h, &ch, d.vals[e][vi], p, d.rts[e])
-                        d.cnt[e][vi][p] = k
-                        d.n_ss += k
+                kept = scout__kept_weight(d.ups, h, d.runs, d.nruns, d.rts[e])
+                for vi in range(2):
+                    v = d.vals[e][vi]
+                    t = kept + ((h + 1) if (0x110 | v) > d.rts[e] else 0)
+                    for p in range(h + 1):
+                        if scout__near(d.ups, h, v, p):
+                            t += scout__count_through(d.ups, h, v, p, d.rts[e])
+                    d.tot[e][vi] = t
+                    d.n_ss += t
     d.total = d.n_show + d.n_scout + d.n_ss + (1 if s.opt_voluntary_pass else 0)
     return d.total
 
 
 cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexcept nogil:
-    """The k-th (0 <= k < d.total) of the moves scout__draw_count counted."""
+    """The k-th (0 <= k < d.total) of the moves scout__draw_count counted: shows, scouts,
+    Scout & Shows by (end, value, insertion point, show), the pass."""
     cdef uint8_t nups[SCOUT_MAX_HAND + 1]
-    cdef ScoutRuns r
-    cdef int e, vi, p, i = 0, j = 0, h = d.h
+    cdef ScoutRun nruns[SCOUT_MAX_HAND + 1]
+    cdef int e, vi, p, c, nr, i = 0, j = 0, h = d.h
     if k == d.n_show + d.n_scout + d.n_ss:
         out[0] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
         return
     if k < d.n_show:
-        while k >= d.starts[i]:
-            k -= d.starts[i]
-            i += 1
-        scout__nth_span(d.ups, h, &d.runs, d.target, k, &i, &j)
+        scout__nth_show(d.ups, h, d.runs, d.nruns, d.target, k, &i, &j)
         out[0] = scout__action(SCOUT_SHOW, 0, 0, 0, i, j)
         return
     k -= d.n_show
@@ -757,14 +707,18 @@ cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexce
     k -= d.n_scout
     for e in range(d.ends):
         for vi in range(2):
-            for p in range(h + 1):
-                if k < d.cnt[e][vi][p]:
-                    scout__insert_ups(d.ups, h, d.vals[e][vi], p, nups)
-                    scout__runs(nups, h + 1, &r)
-                    scout__nth_span(nups, h + 1, &r, d.rts[e], k, &i, &j)
+            if k >= d.tot[e][vi]:
+                k -= d.tot[e][vi]
+                continue
+            for p in range(h + 1):   # drawn rarely: the hand of each insertion point anew
+                scout__insert_ups(d.ups, h, d.vals[e][vi], p, nups)
+                c = scout__scan(nups, h + 1, d.rts[e], nups, nruns, &nr)
+                c += scout__count_runs(nups, nruns, nr, d.rts[e])
+                if k < c:
+                    scout__nth_show(nups, h + 1, nruns, nr, d.rts[e], k, &i, &j)
                     out[0] = scout__action(SCOUT_SCOUT_SHOW, e, d.vals[e][vi], p, i, j)
                     return
-                k -= d.cnt[e][vi][p]
+                k -= c
 
 
 cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:

@@ -277,6 +277,7 @@ ctypedef struct Tree:
     # The root's moves are the same in every determinization (they depend only on what the
     # searcher sees): generated, valued and indexed once, each with its child (or NO_NODE).
     int root_n
+    int root_tried           # root moves with a child so far
     KeyIdx* root_ki
     int* root_child    # NO_NODE until the move's child exists, then root_base + its position
     int root_base
