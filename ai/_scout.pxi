@@ -766,12 +766,48 @@ cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexc
     return n
 
 
+cdef inline int scout__emit_through(const uint8_t* ups, int h, int v, int p, int target,
+                                    int lo_first, int hi_first, ScoutAction tmpl,
+                                    ScoutAction* out, int n) noexcept nogil:
+    """Append the spans through v inserted at p (indices of the new hand) that beat target and
+    start in lo_first..hi_first, by first then last index: x cards left and y right of the new
+    card continuing one step (one step at most goes left, one at most goes right)."""
+    cdef int step, a, b, x, y, f, cnt, low
+    for step in range(-1, 2):
+        a = 0
+        while p - 1 - a >= 0 and <int>ups[p - 1 - a] == v - (a + 1) * step:
+            a += 1
+        b = 0
+        while p + b < h and <int>ups[p + b] == v + (b + 1) * step:
+            b += 1
+        if a == 0 and (b == 0 or hi_first < p or lo_first > p):
+            continue
+        for x in range(a, -1, -1):
+            f = p - x
+            if f < lo_first or f > hi_first or (x == 0 and b == 0):
+                continue
+            for y in range(1 if x == 0 else 0, b + 1):
+                cnt = x + y + 1
+                low = v - x if step == 1 else (v - y if step == -1 else 0x10 | v)
+                if ((cnt << 8) | low) > target:
+                    tmpl.first = <uint8_t>f
+                    tmpl.last = <uint8_t>(p + y)
+                    out[n] = tmpl
+                    n += 1
+    return n
+
+
 cdef int scout__candidate_moves(const ScoutState* s, int seat, ScoutAction* out) noexcept nogil:
-    """The shows, scouts and Scout & Shows of scout_candidates."""
+    """The shows, scouts and Scout & Shows of scout_candidates, in key order. A Scout & Show's
+    shows are those through the new card (scout__emit_through) and the hand's own shows
+    stronger than the reduced set but not the full one that the insertion does not cut."""
     cdef uint8_t ups[SCOUT_MAX_HAND]
-    cdef uint8_t nups[SCOUT_MAX_HAND + 1]
-    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt, m, k, st
-    cdef ScoutAction a
+    cdef uint8_t kf[SCOUT_MAX_SPANS]   # the hand's shows only the reduced set lets through
+    cdef uint8_t kl[SCOUT_MAX_SPANS]
+    cdef ScoutAction spans[SCOUT_MAX_SPANS]
+    cdef ScoutAction thr[SCOUT_MAX_SPANS]
+    cdef int h, n, e, ends, vi, v, p, lo, hi, target, card, rt, nk, k, i, j, m
+    cdef ScoutAction tmpl
     h = scout__ups(s, seat, ups)
     target = scout_active_strength(s)
     n = scout__emit_spans(ups, h, target, scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), out, 0)
@@ -795,6 +831,12 @@ cdef int scout__candidate_moves(const ScoutState* s, int seat, ScoutAction* out)
     for e in range(ends):
         card = s.active[0] if e == SCOUT_END_L else s.active[s.active_len - 1]
         rt = scout_reduced_strength(s, e)
+        nk = 0
+        for k in range(scout__emit_spans(ups, h, rt, scout__action(SCOUT_SHOW, 0, 0, 0, 0, 0), spans, 0)):
+            if not scout_strength(&ups[spans[k].first], spans[k].last - spans[k].first + 1) > target:
+                kf[nk] = spans[k].first
+                kl[nk] = spans[k].last
+                nk += 1
         lo = card & 15
         hi = card >> 4
         if lo > hi:
@@ -804,19 +846,40 @@ cdef int scout__candidate_moves(const ScoutState* s, int seat, ScoutAction* out)
             for p in range(h + 1):
                 if not (p == 0 or p == h or scout__near(ups, h, v, p)):
                     continue
-                scout__insert_ups(ups, h, v, p, nups)
-                m = scout__emit_spans(nups, h + 1, rt,
-                                      scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), out, n)
-                for k in range(n, m):
-                    a = out[k]
-                    if a.first <= p <= a.last:
-                        out[n] = a
-                        n += 1
-                    else:
-                        st = scout_strength(&nups[a.first], a.last - a.first + 1)
-                        if not st > target:
-                            out[n] = a
+                tmpl = scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0)
+                # by first index: the spans through the new card that start left of it, merged
+                # with the kept shows left of p (first at equal firsts: they end sooner); the
+                # single and the spans from p; the kept shows right of p (moved up by one)
+                m = scout__emit_through(ups, h, v, p, rt, 0, p - 1, tmpl, thr, 0)
+                i = 0
+                j = 0
+                while i < nk and kf[i] < p:
+                    if kl[i] < p:   # (a show across p is cut by the insertion)
+                        while j < m and thr[j].first < kf[i]:
+                            out[n] = thr[j]
                             n += 1
+                            j += 1
+                        tmpl.first = kf[i]
+                        tmpl.last = kl[i]
+                        out[n] = tmpl
+                        n += 1
+                    i += 1
+                while j < m:
+                    out[n] = thr[j]
+                    n += 1
+                    j += 1
+                if (0x110 | v) > rt:
+                    tmpl.first = <uint8_t>p
+                    tmpl.last = <uint8_t>p
+                    out[n] = tmpl
+                    n += 1
+                n = scout__emit_through(ups, h, v, p, rt, p, p, tmpl, out, n)
+                while i < nk:
+                    tmpl.first = kf[i] + 1
+                    tmpl.last = kl[i] + 1
+                    out[n] = tmpl
+                    n += 1
+                    i += 1
     return n
 
 

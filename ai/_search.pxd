@@ -156,6 +156,7 @@ cdef enum:
     # = 69520; total 70081. (A 1-card set: h <= 44, 2 * 45 * 405 = 36450.) Real lists are
     # tiny (a few hundred at most), but a buffer must be this large: 70144 * 6 bytes = 421 KB.
     SCOUT_MAX_ACTIONS = 70144
+    SCOUT_MAX_SPANS = 448      # the show spans of one hand, by the bound above (h <= 48: 435)
 
 cdef enum:
     SCOUT_PHASE_TURN_CHOICE = 0

@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardtable.ai._search import ScoutInfoSet, ScoutMirror
-from cardtable.engine.scout import Config, State, new_round, parse_card
+from cardtable.engine.scout import Config, Scout, ScoutShow, State, new_round, parse_card
 from cardtable.engine.scout.cards import deck_in_play
+from cardtable.engine.scout.state import strength
 
 #: Snapshot keys a seat sees in full (a sample must reproduce them).
 PUBLIC_KEYS = "round phase turn flipped active owner captured chips scout_show exempt".split()
@@ -40,6 +41,35 @@ def pick_move(state: State, rng: random.Random) -> tuple[int, str]:
     return seat, rng.choice(engine_legal(state, seat))
 
 
+def expected_candidates(state: State, seat: int) -> list[str]:
+    """The search's candidates by their rule (docs/ai.md), in legal order: scouts only at an end
+    of the hand or next to a card the scouted one makes a set or a run with; Scout & Shows
+    only with such insertions and a show that uses the scouted card or that only the smaller
+    set lets through."""
+    legal = state.legal_actions(seat)
+    if state.phase != "play":
+        return [str(a) for a in legal]
+    ups = [c.up for c in state.hands[seat]]
+    target = strength([c.up for c in state.active])
+
+    def placed_well(scout: Scout) -> bool:
+        p = scout.pos
+        return p in (0, len(ups)) or any(abs(ups[q] - scout.value) <= 1 for q in (p - 1, p) if 0 <= q < len(ups))
+
+    out = []
+    for a in legal:
+        if isinstance(a, Scout | ScoutShow) and not placed_well(a if isinstance(a, Scout) else a.scout):
+            continue
+        if isinstance(a, ScoutShow):
+            p, show = a.scout.pos, a.show
+            new = ups[:p] + [a.scout.value] + ups[p:]
+            shown = strength(new[show.first : show.last + 1])
+            if not show.first <= p <= show.last and target is not None and shown is not None and shown > target:
+                continue
+        out.append(str(a))
+    return out
+
+
 def check_same(state: State, mirror: Any, rng: random.Random) -> None:
     """Everything observable agrees between the engine and the mirror at this position."""
     assert mirror.snapshot() == state.snapshot()
@@ -56,8 +86,7 @@ def check_same(state: State, mirror: Any, rng: random.Random) -> None:
         keys = mirror.legal_keys(seat)
         assert len(set(keys)) == len(keys)
         cands = mirror.candidates(seat)
-        assert len(set(cands)) == len(cands)
-        assert set(cands) <= set(legal)
+        assert cands == expected_candidates(state, seat)  # and in the order of their keys
         assert bool(cands) == bool(legal)
     if state.is_over():
         scores = [float(x) for x in state.round_scores()]
