@@ -475,17 +475,15 @@ cdef inline int scout__scan(const uint8_t* cards, int h, int target, uint8_t* up
                             ScoutRun* runs, int* nruns) noexcept nogil:
     """In one pass: ``ups`` = the up values of ``cards``, ``runs`` = their maximal runs of two
     or more cards, in order (``nruns`` of them); returns how many single cards beat target."""
-    cdef int i, d, u, prev, open_step = 99, n = 0, singles
+    cdef int i, d, u, prev, open_step = 99, n = 0, singles = 0
     nruns[0] = 0
     if h <= 0:
         return 0
     prev = cards[0] & 15
     ups[0] = <uint8_t>prev
-    singles = (0x110 | prev) > target
     for i in range(1, h):
         u = cards[i] & 15
         ups[i] = <uint8_t>u
-        singles += (0x110 | u) > target
         d = u - prev
         prev = u
         if d == open_step:
@@ -499,6 +497,11 @@ cdef inline int scout__scan(const uint8_t* cards, int h, int target, uint8_t* up
         else:
             open_step = 99
     nruns[0] = n
+    if target == 0:   # an empty table: every card
+        return h
+    if (target >> 8) == 1:   # a single: the higher cards
+        for i in range(h):
+            singles += (0x110 | ups[i]) > target
     return singles
 
 
@@ -575,6 +578,30 @@ cdef inline void scout__nth_show(const uint8_t* ups, int h, const ScoutRun* runs
             m += 1
 
 
+cdef inline void scout__span_ends(const uint8_t* ups, int h, const ScoutRun* runs, int nruns,
+                                 int target, int* startc, int* endc) noexcept nogil:
+    """startc[i] / endc[i] = the shows stronger than target that start / end at index i."""
+    cdef int i, o, m, c, off, tl = target >> 8
+    memset(startc, 0, h * sizeof(int))
+    memset(endc, 0, h * sizeof(int))
+    if tl < 2:
+        for i in range(h):
+            if (0x110 | ups[i]) > target:
+                startc[i] += 1
+                endc[i] += 1
+    for i in range(nruns):
+        c = scout__run_equal(ups, &runs[i], target, &off)
+        for o in range(off, off + c):
+            startc[runs[i].start + o] += 1
+            endc[runs[i].start + o + tl - 1] += 1
+        m = tl + 1 if tl >= 2 else 2
+        while m <= runs[i].length:
+            for o in range(runs[i].length - m + 1):
+                startc[runs[i].start + o] += 1
+                endc[runs[i].start + o + m - 1] += 1
+            m += 1
+
+
 cdef inline int scout__kept_weight(const uint8_t* ups, int h, const ScoutRun* runs, int nruns,
                                    int target) noexcept nogil:
     """Over every insertion point p of a new card, the shows stronger than target that do not
@@ -608,26 +635,54 @@ cdef inline bint scout__near(const uint8_t* ups, int h, int v, int p) noexcept n
     return False
 
 
+cdef inline int scout__reach(const uint8_t* ups, int h, int v, int p, int step,
+                             int* right) noexcept nogil:
+    """How many cards left of insertion point p (returned) and right of it (``right``)
+    continue ``step`` through v."""
+    cdef int a = 0, b = 0
+    while p - 1 - a >= 0 and <int>ups[p - 1 - a] == v - (a + 1) * step:
+        a += 1
+    while p + b < h and <int>ups[p + b] == v + (b + 1) * step:
+        b += 1
+    right[0] = b
+    return a
+
+
+cdef inline int scout__through_pairs(int v, int step, int a, int b, int target) noexcept nogil:
+    """The spans of x <= a cards left, v, and y <= b right (x + y >= 1), ``step`` apart, that
+    beat target: per x, the y making it longer than the target, and the one as long if
+    stronger."""
+    cdef int tl = target >> 8, tlow = target & 255, n = 0, x, y0, y, low
+    for x in range(a + 1):
+        y0 = tl - x   # y >= y0: longer than the target
+        if y0 < 1 - (x > 0):
+            y0 = 1 - (x > 0)
+        if y0 <= b:
+            n += b - y0 + 1
+        y = tl - 1 - x   # as long as the target
+        if tl >= 2 and 0 <= y <= b and x + y >= 1:
+            low = v - x if step == 1 else (v - y if step == -1 else 0x10 | v)
+            if low > tlow:
+                n += 1
+    return n
+
+
 cdef inline int scout__count_through(const uint8_t* ups, int h, int v, int p,
                                      int target) noexcept nogil:
     """Spans of two or more cards of the hand with v inserted at p that contain the new card
-    and beat target: x cards left and y right continuing one step through v."""
-    cdef int n = 0, step, a, b, x, y, cnt, low
-    for step in range(-1, 2):
-        a = 0
-        while p - 1 - a >= 0 and <int>ups[p - 1 - a] == v - (a + 1) * step:
-            a += 1
-        b = 0
-        while p + b < h and <int>ups[p + b] == v + (b + 1) * step:
-            b += 1
-        for x in range(a + 1):
-            for y in range(b + 1):
-                cnt = x + y + 1
-                if cnt == 1:
-                    continue
-                low = v - x if step == 1 else (v - y if step == -1 else 0x10 | v)
-                if ((cnt << 8) | low) > target:
-                    n += 1
+    and beat target: x cards left and y right continuing one step through v (the left
+    neighbour fixes the step of any x >= 1, the right one that of any y >= 1)."""
+    cdef int n = 0, sl = 9, sr = 9, a, b
+    if p > 0:
+        sl = v - <int>ups[p - 1]
+    if p < h:
+        sr = <int>ups[p] - v
+    if -1 <= sl <= 1:
+        a = scout__reach(ups, h, v, p, sl, &b)
+        n += scout__through_pairs(v, sl, a, b, target)
+    if -1 <= sr <= 1 and sr != sl:
+        a = scout__reach(ups, h, v, p, sr, &b)
+        n += scout__through_pairs(v, sr, a, b, target)
     return n
 
 
@@ -688,7 +743,9 @@ cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexce
     Scout & Shows by (end, value, insertion point, show), the pass."""
     cdef uint8_t nups[SCOUT_MAX_HAND + 1]
     cdef ScoutRun nruns[SCOUT_MAX_HAND + 1]
-    cdef int e, vi, p, c, nr, i = 0, j = 0, h = d.h
+    cdef int startc[SCOUT_MAX_HAND]
+    cdef int endc[SCOUT_MAX_HAND]
+    cdef int e, vi, p, c, nr, left, right, single, i = 0, j = 0, h = d.h
     if k == d.n_show + d.n_scout + d.n_ss:
         out[0] = scout__action(SCOUT_PASS, 0, 0, 0, 0, 0)
         return
@@ -710,15 +767,29 @@ cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexce
             if k >= d.tot[e][vi]:
                 k -= d.tot[e][vi]
                 continue
-            for p in range(h + 1):   # drawn rarely: the hand of each insertion point anew
-                scout__insert_ups(d.ups, h, d.vals[e][vi], p, nups)
-                c = scout__scan(nups, h + 1, d.rts[e], nups, nruns, &nr)
-                c += scout__count_runs(nups, nruns, nr, d.rts[e])
+            # the insertion point: the hand's shows stronger than the reduced set left of p,
+            # those right of it, the single and the spans through the new card
+            scout__span_ends(d.ups, h, d.runs, d.nruns, d.rts[e], startc, endc)
+            right = 0
+            for p in range(h):
+                right += startc[p]
+            left = 0
+            single = (0x110 | d.vals[e][vi]) > d.rts[e]
+            for p in range(h + 1):
+                c = left + right + single
+                if scout__near(d.ups, h, d.vals[e][vi], p):
+                    c += scout__count_through(d.ups, h, d.vals[e][vi], p, d.rts[e])
                 if k < c:
-                    scout__nth_show(nups, h + 1, nruns, nr, d.rts[e], k, &i, &j)
-                    out[0] = scout__action(SCOUT_SCOUT_SHOW, e, d.vals[e][vi], p, i, j)
-                    return
+                    break
                 k -= c
+                if p < h:
+                    left += endc[p]
+                    right -= startc[p]
+            scout__insert_ups(d.ups, h, d.vals[e][vi], p, nups)
+            c = scout__scan(nups, h + 1, d.rts[e], nups, nruns, &nr)
+            scout__nth_show(nups, h + 1, nruns, nr, d.rts[e], k, &i, &j)
+            out[0] = scout__action(SCOUT_SCOUT_SHOW, e, d.vals[e][vi], p, i, j)
+            return
 
 
 cdef int scout__random_choice(const ScoutState* s, Rng* rng, ScoutAction* out) noexcept nogil:
