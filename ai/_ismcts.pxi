@@ -550,22 +550,29 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
     while node != 0 and not g_over(det) and depth < MAX_DEPTH and (t.max_depth == 0 or depth <= t.max_depth):
         seat = g_to_move(det)
         n = g_candidates(det, seat, acts)
-        for i in range(n):
-            ki[i].key = g_key(det, acts, i)
-            ki[i].idx = i
         if n == 0:
             break
-        if t.cpuct > 0:
-            g_values(det, seat, acts, n, values)
-        if GameState is SoloState:   # (SCOUT's moves are all public)
-            n = merge_edges(t, det, acts, ki, n, values)
+        if GameState is ScoutState and t.cpuct == 0 and t.nodes[node].nkids == 0:
+            # UCB1 at a node without children: choose's random move, only its key needed
+            j = <int>rng_below(rng, n)
+            ki[j].key = g_key(det, acts, j)
+            ki[j].idx = j
+            child = NO_NODE
         else:
-            sort_if_needed(ki, n)
-        if t.cpuct > 0:
-            set_priors(t, ki, n, values)
-            j = choose_puct(t, node, ki, n, found, rng, &child)
-        else:
-            j = choose(t, node, ki, n, found, rng, &child)
+            for i in range(n):
+                ki[i].key = g_key(det, acts, i)
+                ki[i].idx = i
+            if t.cpuct > 0:
+                g_values(det, seat, acts, n, values)
+            if GameState is SoloState:   # (SCOUT's moves are all public)
+                n = merge_edges(t, det, acts, ki, n, values)
+            else:
+                sort_if_needed(ki, n)
+            if t.cpuct > 0:
+                set_priors(t, ki, n, values)
+                j = choose_puct(t, node, ki, n, found, rng, &child)
+            else:
+                j = choose(t, node, ki, n, found, rng, &child)
         if child == NO_NODE:
             child = add_child(t, node, ki[j].key, seat)
             if child == NO_NODE:  # the pool is full: stop growing, roll out from here

@@ -475,7 +475,10 @@ cdef inline int scout__scan(const uint8_t* cards, int h, int target, uint8_t* up
                             ScoutRun* runs, int* nruns) noexcept nogil:
     """In one pass: ``ups`` = the up values of ``cards``, ``runs`` = their maximal runs of two
     or more cards, in order (``nruns`` of them); returns how many single cards beat target."""
-    cdef int i, d, u, prev, open_step = 99, n = 0, singles = 0
+    # Branch-free (hands are random, so branches mispredict): the open run is kept in
+    # registers and written out at every break, counted only if it has two cards or more.
+    cdef int i, d, u, prev, n = 0, singles = 0, brk, ok
+    cdef int start = 0, length = 1, step = 99
     nruns[0] = 0
     if h <= 0:
         return 0
@@ -486,16 +489,19 @@ cdef inline int scout__scan(const uint8_t* cards, int h, int target, uint8_t* up
         ups[i] = <uint8_t>u
         d = u - prev
         prev = u
-        if d == open_step:
-            runs[n - 1].length += 1
-        elif -1 <= d <= 1:
-            runs[n].start = <uint8_t>(i - 1)
-            runs[n].length = 2
-            runs[n].step = <int8_t>d
-            n += 1
-            open_step = d
-        else:
-            open_step = 99
+        brk = d != step
+        ok = <unsigned int>(d + 1) <= 2
+        runs[n].start = <uint8_t>start
+        runs[n].length = <uint8_t>length
+        runs[n].step = <int8_t>step
+        n += brk & (length >= 2)
+        start = i - 1 if brk else start
+        length = 1 + ok if brk else length + 1
+        step = (d if ok else 99) if brk else step
+    runs[n].start = <uint8_t>start
+    runs[n].length = <uint8_t>length
+    runs[n].step = <int8_t>step
+    n += length >= 2
     nruns[0] = n
     if target == 0:   # an empty table: every card
         return h
@@ -840,31 +846,39 @@ cdef int scout_candidates(const ScoutState* s, int seat, ScoutAction* out) noexc
 cdef inline int scout__emit_through(const uint8_t* ups, int h, int v, int p, int target,
                                     int lo_first, int hi_first, ScoutAction tmpl,
                                     ScoutAction* out, int n) noexcept nogil:
-    """Append the spans through v inserted at p (indices of the new hand) that beat target and
-    start in lo_first..hi_first, by first then last index: x cards left and y right of the new
-    card continuing one step (one step at most goes left, one at most goes right)."""
-    cdef int step, a, b, x, y, f, cnt, low
-    for step in range(-1, 2):
-        a = 0
-        while p - 1 - a >= 0 and <int>ups[p - 1 - a] == v - (a + 1) * step:
-            a += 1
-        b = 0
-        while p + b < h and <int>ups[p + b] == v + (b + 1) * step:
-            b += 1
-        if a == 0 and (b == 0 or hi_first < p or lo_first > p):
-            continue
-        for x in range(a, -1, -1):
-            f = p - x
-            if f < lo_first or f > hi_first or (x == 0 and b == 0):
+    """Append the spans of two or more cards through v inserted at p (indices of the new hand)
+    that beat target and start in lo_first..hi_first, by first then last index: x cards left
+    and y right of the new card continuing one step (the left neighbour fixes the step of any
+    x >= 1, the right one that of any y >= 1; spans with x >= 1 come first)."""
+    cdef int sl = 9, sr = 9, a, b, x, y, cnt, low, step
+    if p > 0:
+        sl = v - <int>ups[p - 1]
+    if p < h:
+        sr = <int>ups[p] - v
+    if -1 <= sl <= 1 and lo_first < p:
+        step = sl
+        a = scout__reach(ups, h, v, p, step, &b)
+        for x in range(a, 0, -1):
+            if p - x < lo_first or p - x > hi_first:
                 continue
-            for y in range(1 if x == 0 else 0, b + 1):
-                cnt = x + y + 1
+            for y in range(b + 1):
                 low = v - x if step == 1 else (v - y if step == -1 else 0x10 | v)
-                if ((cnt << 8) | low) > target:
-                    tmpl.first = <uint8_t>f
+                if (((x + y + 1) << 8) | low) > target:
+                    tmpl.first = <uint8_t>(p - x)
                     tmpl.last = <uint8_t>(p + y)
                     out[n] = tmpl
                     n += 1
+    if -1 <= sr <= 1 and lo_first <= p <= hi_first:
+        step = sr
+        a = scout__reach(ups, h, v, p, step, &b)
+        for y in range(1, b + 1):
+            cnt = y + 1
+            low = v if step == 1 else (v - y if step == -1 else 0x10 | v)
+            if ((cnt << 8) | low) > target:
+                tmpl.first = <uint8_t>p
+                tmpl.last = <uint8_t>(p + y)
+                out[n] = tmpl
+                n += 1
     return n
 
 
