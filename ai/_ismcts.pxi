@@ -341,7 +341,7 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
     (availability counts; equal scores go to the newest child). Returns a position in ``ki``.
     Every available child's avail count rises."""
     cdef int best = NO_NODE, j, count = 0, pick = -1, base
-    cdef double score, best_score = -1e300
+    cdef double score, best_score = -1e300, inv
     cdef Node* c
     child_out[0] = NO_NODE
     if t.nodes[node].nkids == 0:
@@ -357,7 +357,8 @@ cdef int choose(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
     base = t.nodes[node].kids
     for j in range(n):
         c = &t.nodes[base + found[j] - 1]
-        score = c.reward / c.visits + t.explore * sqrt(log_count(c.avail) / c.visits)
+        inv = 1.0 / c.visits
+        score = c.reward * inv + t.explore * sqrt(log_count(c.avail) * inv)
         if score > best_score or (score == best_score and best != NO_NODE and c.born > t.nodes[best].born):
             best_score = score
             best = base + found[j] - 1
@@ -474,7 +475,7 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
     """choose_puct (or choose, when cpuct is 0) at the root, whose moves are always the same:
     each move's child is found directly, without an index. Returns a position in root_ki."""
     cdef int n = t.root_n, j, c, best = NO_NODE, pick = -1, ties = 0, count = 0
-    cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu
+    cdef double score, best_score = -1e300, sq, sum_r = 0.0, sum_v = 0.0, fpu, inv
     cdef Node* node
     sq = sqrt(<double>t.nodes[0].visits + 1.0)
     for j in range(n):
@@ -488,7 +489,8 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
             sum_v += node.visits
             score = node.reward / node.visits + t.cpuct * t.root_ki[j].prior * sq / (1.0 + node.visits)
         else:
-            score = node.reward / node.visits + t.explore * sqrt(log_count(node.avail) / node.visits)
+            inv = 1.0 / node.visits
+            score = node.reward * inv + t.explore * sqrt(log_count(node.avail) * inv)
         if score > best_score:
             best_score = score
             best = c
