@@ -761,9 +761,9 @@ cdef void scout__draw_decode(const ScoutDraw* d, int k, ScoutAction* out) noexce
         return
     k -= d.n_show
     if k < d.n_scout:
-        e = k // (2 * (h + 1))
+        e = k >= 2 * (h + 1)   # (an end has 2 * (h + 1) scouts; no division)
         k -= e * 2 * (h + 1)
-        vi = k // (h + 1)
+        vi = k >= h + 1
         p = k - vi * (h + 1)
         out[0] = scout__action(SCOUT_SCOUT, e, d.vals[e][vi], p, 0, 0)
         return
