@@ -140,7 +140,8 @@ cdef inline unsigned long long g_edge_key(GameState* s, void* acts, int i) noexc
     out the cards given (a third seat never sees them; the giver's hand below the root
     differs from sample to sample, so its pairs would only scatter the visits), and
     multiples keep only their number, count and top card; every other move is its own
-    key."""
+    key. SCOUT (search option ``keys="cards"``): another seat's move is keyed by the cards
+    it shows the table (scout_card_key)."""
     cdef SoloAction a
     cdef int k
     if GameState is SoloState:
@@ -153,7 +154,7 @@ cdef inline unsigned long long g_edge_key(GameState* s, void* acts, int i) noexc
                 a.cards[k] = a.cards[0] % 14
         return solo_key(&a)
     else:
-        return scout_key(&(<ScoutAction*>acts)[i])
+        return scout_card_key(s, scout_to_move(s), &(<ScoutAction*>acts)[i])
 
 
 cdef inline void g_apply(GameState* s, int seat, void* acts, int i, Rng* rng) noexcept nogil:
@@ -566,9 +567,9 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
                 ki[i].idx = i
             if t.cpuct > 0:
                 g_values(det, seat, acts, n, values)
-            if GameState is SoloState:   # (SCOUT's moves are all public)
+            if GameState is SoloState or (t.card_keys and seat != t.searcher):
                 n = merge_edges(t, det, acts, ki, n, values)
-            else:
+            else:   # (SCOUT's positional keys come sorted)
                 sort_if_needed(ki, n)
             if t.cpuct > 0:
                 set_priors(t, ki, n, values)
@@ -649,7 +650,8 @@ SEARCH_DEFAULTS = {
 def search(str game, dict observation, dict config, int seat, int iterations=0, double seconds=0.0,
            unsigned long long seed=0, bint wait=False, double scale=0.0, double cpuct=-1.0,
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
-           int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0):
+           int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
+           str keys="positions"):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -664,7 +666,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     over the best other (tanh scale ``scale2``), 2 the mean of both; ``rollout``: "heuristic"
     (the heuristic bots' policy) or "random" (uniformly random legal moves, for comparing like
     with like against other searches); ``max_depth``: how many tree levels below the root an
-    iteration may add to (0: no limit; 1: only the root's moves get statistics).
+    iteration may add to (0: no limit; 1: only the root's moves get statistics); ``keys``
+    (SCOUT): "positions" names every move below the root by hand positions, "cards" names the
+    other seats' moves by the cards they show the table (scout_card_key).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -683,6 +687,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown game {game!r}")
     if rollout not in ("heuristic", "random"):
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
+    if keys not in ("positions", "cards"):
+        raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
     if iterations <= 0:
         iterations = 1 << 30
     # Nodes the search may create (one an iteration at most); the pool holds three times as
@@ -696,6 +702,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.root_wait = wait
     t.random_rollout = rollout == "random"
     t.max_depth = max(max_depth, 0)
+    t.card_keys = keys == "cards" and game == "scout"
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]

@@ -348,6 +348,31 @@ cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil:
             | (<unsigned long long>a.first << 8) | <unsigned long long>a.last)
 
 
+cdef unsigned long long scout_card_key(const ScoutState* s, int seat, const ScoutAction* a) noexcept nogil:
+    """A key that names what the move shows the table, not where the cards sit in the hand:
+    a show by its strength and direction, a scout by the card taken (end, value up), a Scout &
+    Show by both. Moves of a hidden hand that differ only in positions share it."""
+    cdef uint8_t ups[SCOUT_MAX_HAND + 1]
+    cdef int k, n, h = s.hand_len[seat], st, down
+    if a.kind != SCOUT_SHOW and a.kind != SCOUT_SCOUT_SHOW:
+        return scout_key(a) & ~(<unsigned long long>0xFFFFFF)   # pos, first, last dropped
+    n = a.last - a.first + 1
+    for k in range(n):
+        if a.kind == SCOUT_SCOUT_SHOW:
+            if a.first + k == a.pos:
+                ups[k] = a.value
+            else:
+                ups[k] = s.hand[seat][a.first + k - (a.first + k > a.pos)] & 15
+        else:
+            ups[k] = s.hand[seat][a.first + k] & 15
+    st = scout_strength(ups, n)
+    down = n > 1 and ups[1] < ups[0]
+    return ((<unsigned long long>a.kind << 40) | (<unsigned long long>a.end << 32)
+            | (<unsigned long long>a.value << 24) | (<unsigned long long>down << 16)
+            | <unsigned long long>st) if a.kind == SCOUT_SCOUT_SHOW else (
+            (<unsigned long long>a.kind << 40) | (<unsigned long long>down << 16) | <unsigned long long>st)
+
+
 # --- moves ---------------------------------------------------------------------------------
 
 cdef inline void scout__end(ScoutState* s, int owner) noexcept nogil:

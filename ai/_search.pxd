@@ -224,6 +224,7 @@ cdef void scout_apply(ScoutState* s, int seat, const ScoutAction* a, Rng* rng) n
 cdef void scout_points(const ScoutState* s, double* out) noexcept nogil
 cdef void scout_evaluate(const ScoutState* s, double* out) noexcept nogil
 cdef unsigned long long scout_key(const ScoutAction* a) noexcept nogil
+cdef unsigned long long scout_card_key(const ScoutState* s, int seat, const ScoutAction* a) noexcept nogil
 cdef void scout_rollout_step(ScoutState* s, Rng* rng) noexcept nogil
 cdef void scout_values(const ScoutState* s, int seat, const ScoutAction* acts, int n, double* out) noexcept nogil
 cdef void scout_determinize(ScoutState* out, const ScoutInfo* info, Rng* rng) noexcept nogil
@@ -284,4 +285,5 @@ ctypedef struct Tree:
     int root_base
     void* root_acts
     int max_depth      # tree nodes an iteration may pass below the root (0: no limit; 1: flat)
+    bint card_keys     # SCOUT: the other seats' moves below the root keyed by the cards, not positions
     long long depth_sum  # the tree nodes passed by all iterations (the root excluded)

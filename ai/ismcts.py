@@ -27,7 +27,7 @@ LEVELS = {"fast": 25, "normal": 100, "strong": 500}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
-            "reward_mode": int, "rollout": str, "trees": int, "answer": str}
+            "reward_mode": int, "rollout": str, "trees": int, "answer": str, "keys": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed)
 and ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among

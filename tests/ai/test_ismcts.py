@@ -132,7 +132,8 @@ def _swap_hidden(match: Match, seat: int) -> Match | None:
 @pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), SoloConfig.preset("classic", 4),
                                     ScoutConfig(players=4), ScoutConfig(players=2)],
                          ids=lambda c: c.describe())
-@pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1}], ids=str)
+@pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1}, {"keys": "cards"},
+                                     {"keys": "cards", "cpuct": 0.0}], ids=str)
 def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
         config: Any, options: dict[str, Any]) -> None:
     """Same observation and seed, hidden cards swapped between other hands and the pile: the
@@ -162,6 +163,23 @@ def test_random_rollouts_answer_legal_moves_deterministically(config: Any) -> No
         again = search(config.game, obs, obs["config"], seat, iterations=500, seed=5, rollout="random")
         assert (text, stats["children"]) == (again[0], again[1]["children"])
         assert sum(v for _, v, _ in stats["children"]) == 500
+
+
+def test_card_keys_change_scouts_tree_and_repeat_themselves() -> None:
+    """``keys="cards"`` names the other seats' SCOUT moves by the cards shown: a different tree
+    (the root statistics differ somewhere), the same answer for the same seed."""
+    differs = 0
+    for match, seat in positions(ScoutConfig(players=4), 4):
+        obs = match.observation(seat)
+        cards = search("scout", obs, obs["config"], seat, iterations=600, seed=3, keys="cards")
+        again = search("scout", obs, obs["config"], seat, iterations=600, seed=3, keys="cards")
+        assert (cards[0], cards[1]["children"]) == (again[0], again[1]["children"])
+        assert cards[0] in {str(a) for a in match.legal_actions(seat)}
+        plain = search("scout", obs, obs["config"], seat, iterations=600, seed=3)
+        differs += cards[1]["children"] != plain[1]["children"]
+    assert differs > 0
+    with pytest.raises(ValueError, match="keys"):
+        search("scout", obs, obs["config"], seat, iterations=10, keys="colours")
 
 
 def test_an_unknown_rollout_is_refused() -> None:
