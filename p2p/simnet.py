@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import random
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,7 +72,6 @@ class SimNet:
         self.sent = 0
         self.sent_bytes = 0
         self.biggest = 0
-        self.sent_kinds: Counter[int] = Counter()
         self.trace: list[tuple[float, Addr, Addr, bytes]] | None = [] if record else None
 
     # --- nodes -----------------------------------------------------------------------------------
@@ -163,7 +161,6 @@ class SimNet:
         self.sent += 1
         self.sent_bytes += len(data)
         self.biggest = max(self.biggest, len(data))
-        self.sent_kinds[_kind(data)] += 1
         if self.trace is not None:
             self.trace.append((self.now, src, dst, data))
         if dst == BROADCAST:
@@ -235,10 +232,3 @@ class SimNet:
     # --- views -----------------------------------------------------------------------------------
     def peers(self) -> list[Peer]:
         return [n.peer for n in self.nodes.values() if n.peer is not None]
-
-
-def _kind(data: bytes) -> int:
-    """The message type of a datagram (for statistics; 0 when unknown)."""
-    if len(data) > 5 and data[4] in (0x93, 0x94):
-        return data[5]
-    return 0
