@@ -33,6 +33,8 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
 and ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
 the moves visited at least a tenth as often as the most visited)."""
 ANSWERS = ("visits", "value")
+WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards")}
+"""The settings that take a word, and their words."""
 
 
 def parse_level(level: str) -> tuple[int, dict[str, Any]]:
@@ -53,9 +55,11 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
             settings[key] = SETTINGS[key](text)
         except ValueError:
             raise ParseError(f"the search setting {key} needs a number, not {text!r}") from None
-    if settings.get("answer", "visits") not in ANSWERS or settings.get("trees", 1) < 1:
-        raise ParseError(f"bad answer or trees in {level!r}: answer is {' or '.join(ANSWERS)}, "
-                         "trees at least 1")
+    for key, words in WORDS.items():
+        if settings.get(key, words[0]) not in words:
+            raise ParseError(f"the search setting {key} in {level!r} is {' or '.join(words)}")
+    if settings.get("trees", 1) < 1:
+        raise ParseError(f"trees in {level!r} must be at least 1")
     return int(budget), settings
 
 

@@ -27,10 +27,11 @@ def test_an_experimental_level_is_a_budget_with_settings() -> None:
     assert parse_level("1500") == (1500, {})
     assert parse_level("3000+cpuct=1+trees=6+answer=value") == (
         3000, {"cpuct": 1.0, "trees": 6, "answer": "value"})
+    assert parse_level("500+keys=cards+rollout=random") == (500, {"keys": "cards", "rollout": "random"})
 
 
 @pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
-                                   "500+trees=0"])
+                                   "500+trees=0", "500+keys=colours", "500+rollout=greedy"])
 def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
     with pytest.raises(ParseError) as err:
         make_bot(f"ismcts:{level}", b"seed", 0)

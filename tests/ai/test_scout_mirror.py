@@ -54,7 +54,8 @@ def expected_candidates(state: State, seat: int) -> list[str]:
 
     def placed_well(scout: Scout) -> bool:
         p = scout.pos
-        return p in (0, len(ups)) or any(abs(ups[q] - scout.value) <= 1 for q in (p - 1, p) if 0 <= q < len(ups))
+        neighbours = [ups[q] for q in (p - 1, p) if 0 <= q < len(ups)]
+        return p in (0, len(ups)) or any(abs(u - scout.value) <= 1 for u in neighbours)
 
     out = []
     for a in legal:
@@ -64,7 +65,8 @@ def expected_candidates(state: State, seat: int) -> list[str]:
             p, show = a.scout.pos, a.show
             new = ups[:p] + [a.scout.value] + ups[p:]
             shown = strength(new[show.first : show.last + 1])
-            if not show.first <= p <= show.last and target is not None and shown is not None and shown > target:
+            uses_scouted = show.first <= p <= show.last
+            if not uses_scouted and target is not None and shown is not None and shown > target:
                 continue
         out.append(str(a))
     return out
