@@ -29,6 +29,9 @@ GAMES = {
     "solo-classic": SoloConfig.preset("classic", 4),
     "scout": ScoutConfig(players=4),
 }
+ROUNDS = {"solo-anniversary": 0, "solo-classic": 0, "scout": 1}
+"""Each game's unit unless told otherwise: whole SOLO matches (a SOLO round is mostly the luck
+of the cards; over a match a level's edge adds up), single SCOUT rounds (docs/ai.md)."""
 STEPS = ["strong/normal", "normal/fast", "fast/heuristic"]
 
 
@@ -73,20 +76,26 @@ def run_step(config: Any, upper: str, lower: str, deals: int, workers: int, mast
             "ms_lower": below["cpu_ms_per_move"]}
 
 
+def unit_name(rounds: int) -> str:
+    return "matches" if rounds == 0 else "rounds" if rounds == 1 else f"{rounds}-round games"
+
+
 def report(games: Iterable[str], steps: Iterable[tuple[str, str]], deals: int, workers: int, master: int,
-           rounds: int, echo: Callable[[str], None]) -> None:
-    """Play every step in every game and ``echo`` the table, a line per step as it ends."""
-    unit = "matches" if rounds == 0 else "single rounds" if rounds == 1 else f"games of {rounds} rounds"
-    echo(f"ladder: 4 players, {deals} duplicate deals x 4 rotations per line, {unit}; parity 25%")
-    echo(f"{'game':<18} {'step':<18} {'games':>5} {'win %':>6} {'95% interval':>13} "
+           rounds: int | None, echo: Callable[[str], None]) -> None:
+    """Play every step in every game, games of ``rounds`` rounds (0: whole matches; None: the
+    game's unit, ROUNDS), and ``echo`` the table, a line per step as it ends."""
+    echo(f"ladder: 4 players, {deals} duplicate deals x 4 rotations per line; parity 25%")
+    echo(f"{'game':<18} {'step':<18} {'games':>14} {'win %':>6} {'95% interval':>13} "
          f"{'CPU ms/move (upper / lower)':>28}")
     for name in games:
+        unit = ROUNDS[name] if rounds is None else rounds
         for upper, lower in steps:
             started = time.perf_counter()
-            r = run_step(GAMES[name], upper, lower, deals, workers, master, rounds)
+            r = run_step(GAMES[name], upper, lower, deals, workers, master, unit)
             low, high = r["ci"]
             interval = f"{100 * low:.1f}-{100 * high:.1f}%"
             verdict = "climbs" if low > 0.25 else "does not climb"
-            echo(f"{name:<18} {upper + ' vs ' + lower:<18} {r['games']:>5} {100 * r['win_rate']:>5.1f}% "
+            games_text = f"{r['games']} {unit_name(unit)}"
+            echo(f"{name:<18} {upper + ' vs ' + lower:<18} {games_text:>14} {100 * r['win_rate']:>5.1f}% "
                  f"{interval:>13} {r['ms_upper']:>11.2f} / {r['ms_lower']:<12.2f}"
                  f"{verdict}  ({time.perf_counter() - started:.0f} s)")

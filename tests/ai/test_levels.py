@@ -92,6 +92,27 @@ def test_the_ladder_measures_a_step_with_duplicate_deals() -> None:
     assert row["ms_upper"] > 0 and row["ms_lower"] > 0
 
 
+def test_the_ladder_plays_solo_in_whole_matches_and_scout_in_rounds_unless_told(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardtable.ai import ladder
+
+    seen: list[tuple[str, int]] = []
+
+    def fake_step(config: Any, upper: str, lower: str, deals: int, workers: int, master: int,
+                  rounds: int) -> dict[str, Any]:
+        seen.append((config.game, rounds))
+        return {"games": 4, "win_rate": 0.5, "ci": (0.3, 0.7), "ms_upper": 1.0, "ms_lower": 1.0}
+
+    monkeypatch.setattr(ladder, "run_step", fake_step)
+    lines: list[str] = []
+    ladder.report(["solo-classic", "scout"], [("heuristic", "random")], 1, 1, 0, None, lines.append)
+    assert seen == [("solo", 0), ("scout", 1)]
+    assert "4 matches" in lines[2] and "4 rounds" in lines[3]
+    seen.clear()
+    ladder.report(["solo-classic", "scout"], [("heuristic", "random")], 1, 1, 0, 3, lines.append)
+    assert seen == [("solo", 3), ("scout", 3)]
+
+
 def test_cardtable_ladder_prints_the_step_and_refuses_bad_steps_in_one_line(
         capsys: pytest.CaptureFixture[str]) -> None:
     from cardtable.cli.main import main
@@ -101,7 +122,9 @@ def test_cardtable_ladder_prints_the_step_and_refuses_bad_steps_in_one_line(
     out, _ = capsys.readouterr()
     assert done.value.code == 0
     assert "scout" in out and "heuristic vs random" in out and "parity 25%" in out
-    for bad in (["--steps", "fast"], ["--steps", "fastest/fast"], ["--games", "chess"]):
+    assert "8 rounds" in out  # SCOUT's unit: single rounds, 2 deals x 4 rotations
+    for bad in (["--steps", "fast"], ["--steps", "fastest/fast"], ["--games", "chess"],
+                ["--rounds", "2", "--match"]):
         with pytest.raises(SystemExit) as done:
             main(["ladder", *bad])
         _, err = capsys.readouterr()
