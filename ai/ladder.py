@@ -2,7 +2,8 @@
 
 Every deal is played once per rotation of the bots through the 4 seats (duplicate deals,
 rotated seats), so the luck of the cards cancels out. A game is ``rounds`` rounds (the best
-totals after them win; ties share the win; 0: whole matches). Each step gives the upper
+totals after them win; ties share the win; 0: whole matches; by default the game's unit,
+``ROUNDS``: SOLO whole matches, SCOUT single rounds). Each step gives the upper
 level's win rate with its 95% interval clustered by deal (parity 25%) and the CPU time per
 move of both levels (``time.thread_time``, so it does not depend on the load; a bot's CPU over
 every time it was asked, declined out-of-turn offers included, over the moves it made: the
