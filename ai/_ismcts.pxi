@@ -87,15 +87,59 @@ cdef inline int kid_position(const Tree* t, int parent, unsigned long long key) 
     return lo
 
 
+cdef inline int kid_room(int kshift) noexcept nogil:
+    """How many children a block of 1 << kshift nodes holds (big blocks keep an index)."""
+    return (1 << kshift) if kshift < HASH_SHIFT else 7 << (kshift - 3)
+
+
+cdef inline unsigned short* kid_index(const Tree* t, int parent) noexcept nogil:
+    """The hash index of a big block's children: its last eighth, 2 << kshift entries."""
+    cdef const Node* p = &t.nodes[parent]
+    return <unsigned short*>&t.nodes[p.kids + kid_room(p.kshift)]
+
+
+cdef inline unsigned int kid_slot(unsigned long long key, int kshift) noexcept nogil:
+    """Where ``key``'s probe starts in an index of 2 << kshift entries (Fibonacci hashing)."""
+    return <unsigned int>((key * 0x9E3779B97F4A7C15ULL) >> (63 - kshift))
+
+
+cdef void index_build(Tree* t, int parent) noexcept nogil:
+    """Index every child of a big block afresh."""
+    cdef const Node* p = &t.nodes[parent]
+    cdef const Node* kids = &t.nodes[p.kids]
+    cdef unsigned short* index = kid_index(t, parent)
+    cdef unsigned int mask = (2u << p.kshift) - 1, h
+    cdef int i
+    memset(index, 0, (mask + 1) * sizeof(unsigned short))
+    for i in range(p.nkids):
+        h = kid_slot(kids[i].key, p.kshift)
+        while index[h]:
+            h = (h + 1) & mask
+        index[h] = <unsigned short>(i + 1)
+
+
+cdef inline void index_insert(Tree* t, int parent, int pos) noexcept nogil:
+    """The children from ``pos`` on moved one place up and a new one came at ``pos``."""
+    cdef const Node* p = &t.nodes[parent]
+    cdef unsigned short* index = kid_index(t, parent)
+    cdef unsigned int mask = (2u << p.kshift) - 1, h, e
+    for e in range(mask + 1):
+        index[e] += index[e] > pos
+    h = kid_slot(t.nodes[p.kids + pos].key, p.kshift)
+    while index[h]:
+        h = (h + 1) & mask
+    index[h] = <unsigned short>(pos + 1)
+
+
 cdef int add_child(Tree* t, int parent, unsigned long long key, int seat) noexcept nogil:
     """A new child of ``parent`` (not the root) for ``key``, kept in key order in the parent's
-    block; the block doubles (into a new block, the old one freed) when full. The parent's
-    other children may move: only the parent and its ancestors keep their places. Returns
-    the child, or NO_NODE when the pool (or the node) is full."""
+    block; the block doubles (into a new block, the old one freed) when full, and a big one
+    keeps its hash index up to date. The parent's other children may move: only the parent
+    and its ancestors keep their places. Returns the child, or NO_NODE when the pool (or the
+    node) is full."""
     cdef Node* p = &t.nodes[parent]
     cdef int n = p.nkids, pos = 0, b
-    if n >= MAX_KIDS:
-        return NO_NODE
+    cdef bint grown = False
     if p.kids == NO_NODE:
         b = block_alloc(t, 0)
         if b == NO_NODE:
@@ -104,7 +148,9 @@ cdef int add_child(Tree* t, int parent, unsigned long long key, int seat) noexce
         p.kshift = 0
     else:
         pos = kid_position(t, parent, key)
-        if n == (1 << p.kshift):
+        if n == kid_room(p.kshift):
+            if p.kshift + 1 >= KID_SHIFTS:
+                return NO_NODE
             b = block_alloc(t, p.kshift + 1)
             if b == NO_NODE:
                 return NO_NODE
@@ -114,10 +160,16 @@ cdef int add_child(Tree* t, int parent, unsigned long long key, int seat) noexce
             t.free_blocks[p.kshift] = p.kids
             p.kids = b
             p.kshift += 1
+            grown = True
         elif pos < n:
             memmove(&t.nodes[p.kids + pos + 1], &t.nodes[p.kids + pos], (n - pos) * sizeof(Node))
     p.nkids = <unsigned short>(n + 1)
     node_init(t, p.kids + pos, key, seat)
+    if p.kshift >= HASH_SHIFT:
+        if grown:
+            index_build(t, parent)
+        else:
+            index_insert(t, parent, pos)
     return p.kids + pos
 
 
@@ -280,41 +332,31 @@ cdef inline void sort_if_needed(KeyIdx* ki, int n) noexcept nogil:
 
 cdef inline int match_kids(Tree* t, int node, const KeyIdx* ki, int n, int* found) noexcept nogil:
     """found[j] = 1 + the position among the node's children of the child for move ki[j] (0:
-    untried), by merging the two key-sorted lists; each matched child's avail count rises.
-    Returns the number of moves matched. A node with many more children than moves (one
-    where every sample of the hidden hands brings new moves) is searched by galloping: each
-    move's child is found by doubling steps from the last one, so the cost follows the
-    moves, not the children."""
+    untried); each matched child's avail count rises. Returns the number of moves matched.
+    A big block (one where samples of the hidden hands keep bringing new moves) is searched
+    through its hash index, so the cost follows the moves, not the children; a small one by
+    merging the two key-sorted lists."""
     cdef Node* kids = &t.nodes[t.nodes[node].kids]
-    cdef int c = t.nodes[node].nkids, i = 0, j, matched = 0, step, lo, hi, mid
+    cdef int c = t.nodes[node].nkids, i = 0, j, matched = 0, kshift = t.nodes[node].kshift
     cdef unsigned long long key
-    if c >= 64 and c > 8 * n:
+    cdef unsigned short* index
+    cdef unsigned int mask, h, e
+    if kshift >= HASH_SHIFT and c > n:
+        index = kid_index(t, node)
+        mask = (2u << kshift) - 1
         for j in range(n):
             key = ki[j].key
-            # gallop: the first child at or after i whose key is >= key
-            step = 1
-            lo = i
-            hi = i
-            while hi < c and kids[hi].key < key:
-                lo = hi + 1
-                hi += step
-                step <<= 1
-            if hi > c:
-                hi = c
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if kids[mid].key < key:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            i = lo
-            if i < c and kids[i].key == key:
-                found[j] = i + 1
-                kids[i].avail += 1
-                matched += 1
-                i += 1
-            else:
-                found[j] = 0
+            h = kid_slot(key, kshift)
+            found[j] = 0
+            e = index[h]
+            while e:
+                if kids[e - 1].key == key:
+                    found[j] = e
+                    kids[e - 1].avail += 1
+                    matched += 1
+                    break
+                h = (h + 1) & mask
+                e = index[h]
         return matched
     j = 0
     for i in range(c):
@@ -636,6 +678,43 @@ cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, dou
 
 
 NODE_BYTES = sizeof(Node)
+if NODE_BYTES != 32:   # kid_index fits two 16-bit entries per block slot in a big block's last eighth
+    raise ImportError(f"the search tree's Node is {NODE_BYTES} bytes, not 32")
+
+
+def _kids_check(keys, queries):
+    """Test hook: add children with ``keys`` (in that order) under one node, then look up
+    ``queries`` (sorted, distinct) the way a tree step does. Returns the children's keys in block order and,
+    for each query, the key of the child found (None: no child)."""
+    cdef Tree t
+    cdef int i, n = len(queries), capacity = 8 * len(keys) + 64
+    cdef KeyIdx* ki = <KeyIdx*>malloc((n + 1) * sizeof(KeyIdx))
+    cdef int* found = <int*>malloc((n + 1) * sizeof(int))
+    memset(&t, 0, sizeof(Tree))
+    t.capacity = capacity
+    t.nodes = <Node*>malloc(capacity * sizeof(Node))
+    if ki == NULL or found == NULL or t.nodes == NULL:
+        free(ki); free(found); free(t.nodes)
+        raise MemoryError("no memory for the check")
+    try:
+        for i in range(KID_SHIFTS):
+            t.free_blocks[i] = NO_NODE
+        t.size = 1
+        node_init(&t, 0, 0, -1)
+        for key in keys:
+            if add_child(&t, 0, key, 0) == NO_NODE:
+                raise ValueError(f"the node is full at {t.nodes[0].nkids} children")
+        for i, key in enumerate(queries):
+            ki[i].key = key
+            ki[i].idx = i
+        match_kids(&t, 0, ki, n, found)
+        base = t.nodes[0].kids
+        kids = [t.nodes[base + i].key for i in range(t.nodes[0].nkids)]
+        return kids, [kids[found[i] - 1] if found[i] else None for i in range(n)]
+    finally:
+        free(ki)
+        free(found)
+        free(t.nodes)
 
 
 # The search's settings per game (measured in docs/ai.md, "The search"): the reward's tanh

@@ -235,8 +235,11 @@ cdef enum:
     NO_NODE = -1
     MAX_SEATS = 10
     MAX_DEPTH = 512
-    MAX_KIDS = 65535     # children of one node (nkids is 16 bits; a full node stops growing)
     KID_SHIFTS = 17      # block sizes 1, 2, 4 .. 65536 nodes
+    # A block of 1 << HASH_SHIFT nodes or more keeps its last eighth for a hash index of its
+    # children (open addressing, 16-bit entries: child position + 1, 0 empty): with 32-byte
+    # nodes that is 2 entries per slot of the block, so the index is never half full.
+    HASH_SHIFT = 6
 
 
 ctypedef struct Node:
@@ -246,7 +249,7 @@ ctypedef struct Node:
     unsigned int avail       # times this node's action was legal when its parent was visited
     int kids                 # this node's children: one block of the pool, sorted by key (NO_NODE: none)
     int born                 # creation order (ties between children go to the newest)
-    unsigned short nkids     # children in the block (at most MAX_KIDS)
+    unsigned short nkids     # children in the block (at most kid_room(kshift); a full node stops growing)
     unsigned char kshift     # the block holds 1 << kshift nodes
     signed char seat         # the seat that chose the action leading here (-1 at the root)
 
