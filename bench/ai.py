@@ -11,7 +11,8 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    ``open_spiel`` installed (``pip install cardtable[bench]``), OpenSpiel's ``ISMCTSBot`` on
    4-player hearts with random rollouts at the same three phases, searches of both
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
-   against 500, for both searches (how much a bigger tree slows an iteration).
+   against 500, for both searches (how much a bigger tree slows an iteration: one search of
+   20,000 alternating with 40 of 500, each seeded anew), with the mean depth of each.
 3. Bytes per tree node and the peak memory of a 1-second search.
 4. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
@@ -220,19 +221,41 @@ def iterations(seconds: float) -> None:
 
 
 def growth(seconds: float) -> None:
-    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase (interleaved);")
-    print("in brackets: how much more CPU time an iteration takes at 20,000 than at 500")
+    print("\niterations per CPU-second at 500 and at 20,000 iterations a search, per phase: one search of")
+    print("20,000 alternates with 40 of 500, each with a seed of its own (a single tree's cost varies with")
+    print("its seed); in brackets how much more CPU time an iteration takes at 20,000 than at 500, and")
+    print("the mean tree depth an iteration reaches at 500 and at 20,000")
     for name, _, config, _ in CASES:
         positions = round_positions(config, b"bench/positions")
         for mode, options in MODES:
             cells = []
             for phase, obs, seat in positions:
-                small, big = Meter(), Meter()
-                interleave([(small, search_fn(obs, seat, 500, **options)),
-                            (big, search_fn(obs, seat, 20_000, **options))], seconds, slices=4)
-                cells.append(f"{phase} {small.per_cpu():,.0f} / {big.per_cpu():,.0f} "
-                             f"({100 * (small.per_cpu() / big.per_cpu() - 1):+.0f}%)")
+                (small, small_depth), (big, big_depth) = sizes_side_by_side(obs, seat, seconds, options)
+                cells.append(f"{phase} {small:,.0f} / {big:,.0f} ({100 * (small / big - 1):+.0f}%, "
+                             f"depth {small_depth:.1f} / {big_depth:.1f})")
             print(f"{name + ', ' + mode:<44} " + "   ".join(cells))
+
+
+def sizes_side_by_side(obs: dict[str, Any], seat: int, seconds: float,
+                       options: dict[str, Any]) -> list[tuple[float, float]]:
+    """(iterations per CPU-second, mean depth) of searches of 500 and of 20,000 iterations,
+    alternating, for about ``seconds`` of CPU in all (at least one round)."""
+    sizes = ((500, 40), (20_000, 1))
+    cpu = [0.0, 0.0]
+    depth = [0.0, 0.0]
+    done = [0, 0]
+    seed = 0
+    while not done[1] or sum(cpu) < seconds:
+        for k, (size, count) in enumerate(sizes):
+            for _ in range(count):
+                seed += 1
+                started = time.thread_time()
+                _, stats = _search.search(obs["game"], obs, obs["config"], seat, iterations=size, seed=seed,
+                                          **options)
+                cpu[k] += time.thread_time() - started
+                depth[k] += stats["mean_depth"] * size
+                done[k] += size
+    return [(done[k] / cpu[k], depth[k] / done[k]) for k in range(2)]
 
 
 def memory() -> None:
