@@ -684,8 +684,8 @@ if NODE_BYTES != 32:   # kid_index fits two 16-bit entries per block slot in a b
 
 def _kids_check(keys, queries):
     """Test hook: add children with ``keys`` (in that order) under one node, then look up
-    ``queries`` (sorted, distinct) the way a tree step does. Returns the children's keys in block order and,
-    for each query, the key of the child found (None: no child)."""
+    ``queries`` (sorted, distinct) the way a tree step does. Returns the children's keys in
+    block order and, for each query, the key of the child found (None: no child)."""
     cdef Tree t
     cdef int i, n = len(queries), capacity = 8 * len(keys) + 64
     cdef KeyIdx* ki = <KeyIdx*>malloc((n + 1) * sizeof(KeyIdx))
