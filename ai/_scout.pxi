@@ -1034,14 +1034,12 @@ cdef inline double scout__gval(int step, int n, int low) noexcept nogil:
     return scout_gv[1 if step == 0 else 0][n if n < 16 else 16][low]
 
 
-cdef inline void scout__hv_tables(const uint8_t* ups, int h, double* F, double* G) noexcept nogil:
-    """F[k]: the best value of ups[0..k); G[k]: of ups[k..h) (F[h] = G[0] = hand_value)."""
+cdef inline void scout__hv_forward(const uint8_t* ups, int h, double* F, int j0) noexcept nogil:
+    """The forward programme from start j0 on: every group ups[j..i] with j >= j0 offers
+    F[j] + its value to F[i + 1] (F[0..j0] final, the rest at least its start)."""
     cdef int i, j, step
     cdef double base, v
-    F[0] = 0.0
-    for i in range(1, h + 1):
-        F[i] = -1e300
-    for j in range(h):
+    for j in range(j0, h):
         base = F[j]
         v = base + scout_gv[1][1][ups[j]]
         if v > F[j + 1]:
@@ -1057,8 +1055,13 @@ cdef inline void scout__hv_tables(const uint8_t* ups, int h, double* F, double* 
             if v > F[i + 1]:
                 F[i + 1] = v
             i += 1
-    G[h] = 0.0
-    for i in range(h - 1, -1, -1):
+
+
+cdef inline void scout__hv_backward(const uint8_t* ups, int h, double* G, int i0) noexcept nogil:
+    """The backward programme: G[i] for i = i0 down to 0, from G[i + 1..h]."""
+    cdef int i, j, step
+    cdef double base, v
+    for i in range(i0, -1, -1):
         base = scout_gv[1][1][ups[i]] + G[i + 1]
         if i + 1 < h:
             step = <int>ups[i + 1] - <int>ups[i]
@@ -1070,6 +1073,40 @@ cdef inline void scout__hv_tables(const uint8_t* ups, int h, double* F, double* 
                         base = v
                     j += 1
         G[i] = base
+
+
+cdef inline void scout__hv_tables(const uint8_t* ups, int h, double* F, double* G) noexcept nogil:
+    """F[k]: the best value of ups[0..k); G[k]: of ups[k..h) (F[h] = G[0] = hand_value)."""
+    cdef int i
+    F[0] = 0.0
+    for i in range(1, h + 1):
+        F[i] = -1e300
+    scout__hv_forward(ups, h, F, 0)
+    G[h] = 0.0
+    scout__hv_backward(ups, h, G, h - 1)
+
+
+cdef inline void scout__hv_tables_insert(const uint8_t* ups, int h, const double* F, const double* G,
+                                         int v, int p, uint8_t* nups, double* F2,
+                                         double* G2) noexcept nogil:
+    """nups: ups with v inserted at p; F2, G2: its tables, the very numbers scout__hv_tables
+    would give, from the hand's own F, G. A prefix's best value depends on the prefix alone and
+    a suffix's on the suffix, so F2[0..p] = F[0..p] and G2[p+1..h+1] = G[p..h]; the forward
+    programme only needs the starts whose groups can run through the new card."""
+    cdef int n = h + 1, i, r = p, step
+    scout__insert_ups(ups, h, v, p, nups)
+    memcpy(F2, F, (p + 1) * sizeof(double))
+    for i in range(p + 1, n + 1):
+        F2[i] = -1e300
+    if p > 0:
+        step = <int>nups[p] - <int>nups[p - 1]
+        if -1 <= step <= 1:
+            r = p - 1
+            while r > 0 and <int>nups[r] - <int>nups[r - 1] == step:
+                r -= 1
+    scout__hv_forward(nups, n, F2, r)
+    memcpy(&G2[p + 1], &G[p], (h - p + 1) * sizeof(double))
+    scout__hv_backward(nups, n, G2, p)
 
 
 cdef inline double scout__hv_cut(const uint8_t* ups, int h, const double* F, const double* G,
@@ -1270,8 +1307,7 @@ cdef int scout__heuristic_choice(const ScoutState* s, Rng* rng, ScoutAction* out
                 for p in range(h + 1):
                     if s.players == 2:
                         # the chip is spent and we move again: the best show we could then make
-                        scout__insert_ups(ups, h, v, p, nups)
-                        scout__hv_tables(nups, h + 1, F2, G2)
+                        scout__hv_tables_insert(ups, h, F, G, v, p, nups, F2, G2)
                         stuck = F2[h + 1] - (1.0 if s.chips[seat] <= 1 else 1.0 / 2)
                         after = scout__best_show(nups, h + 1, F2, G2, rt, s.active_len - 1, &found)
                         scout__consider(&pk, -1.0 + (after if found and after > stuck else stuck),
@@ -1281,8 +1317,7 @@ cdef int scout__heuristic_choice(const ScoutState* s, Rng* rng, ScoutAction* out
                                     scout__action(SCOUT_SCOUT, e, v, p, 0, 0), rng)
                     if not s.scout_show[seat] or not (p == 0 or p == h or scout__near(ups, h, v, p)):
                         continue
-                    scout__insert_ups(ups, h, v, p, nups)
-                    scout__hv_tables(nups, h + 1, F2, G2)
+                    scout__hv_tables_insert(ups, h, F, G, v, p, nups, F2, G2)
                     scout__consider_shows(&pk, nups, h + 1, F2, G2, rt, s.active_len - 1, -0.2 - chip,
                                           scout__action(SCOUT_SCOUT_SHOW, e, v, p, 0, 0), rng)
     if s.opt_voluntary_pass:
@@ -1337,8 +1372,7 @@ cdef void scout_values(const ScoutState* s, int seat, const ScoutAction* acts, i
             out[k] = scout__hv_insert(ups, h, F, G, a.value, a.pos) - 0.2
             continue
         if a.value != last_v or a.pos != last_p:
-            scout__insert_ups(ups, h, a.value, a.pos, nups)
-            scout__hv_tables(nups, h + 1, F2, G2)
+            scout__hv_tables_insert(ups, h, F, G, a.value, a.pos, nups, F2, G2)
             last_v = a.value
             last_p = a.pos
         if a.kind == SCOUT_SCOUT:  # two players
