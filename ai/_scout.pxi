@@ -1036,7 +1036,7 @@ cdef inline double scout__gval(int step, int n, int low) noexcept nogil:
 
 cdef inline void scout__hv_forward(const uint8_t* ups, int h, double* F, int j0) noexcept nogil:
     """The forward programme from start j0 on: every group ups[j..i] with j >= j0 offers
-    F[j] + its value to F[i + 1] (F[0..j0] final, the rest at least its start)."""
+    F[j] + its value to F[i + 1] (F[0..j0] must be final; the later entries rise to their best)."""
     cdef int i, j, step
     cdef double base, v
     for j in range(j0, h):
