@@ -651,18 +651,24 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
             t.nodes[node].reward += reward[t.nodes[node].seat]
 
 
+cdef void tree_reset(Tree* t) noexcept nogil:
+    """An empty tree: the root alone, no freed blocks."""
+    cdef int i
+    for i in range(KID_SHIFTS):
+        t.free_blocks[i] = NO_NODE
+    t.size = 1
+    node_init(t, 0, 0, -1)
+
+
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
                     unsigned long long seed, void* acts, KeyIdx* ki, int* found,
                     double* values) noexcept nogil:
     """Iterate until the budget is spent; ``det`` is scratch space for the determinizations."""
     cdef Rng rng
-    cdef int done = 0, i
+    cdef int done = 0
     cdef double deadline = now_seconds() + seconds
     rng_seed(&rng, seed)
-    for i in range(KID_SHIFTS):
-        t.free_blocks[i] = NO_NODE
-    t.size = 1
-    node_init(t, 0, 0, -1)
+    tree_reset(t)
     while done < max_iterations:
         if GameState is SoloState:
             solo_determinize(det, <SoloInfo*>info, &rng)
@@ -697,10 +703,7 @@ def _kids_check(keys, queries):
         free(ki); free(found); free(t.nodes)
         raise MemoryError("no memory for the check")
     try:
-        for i in range(KID_SHIFTS):
-            t.free_blocks[i] = NO_NODE
-        t.size = 1
-        node_init(&t, 0, 0, -1)
+        tree_reset(&t)
         for key in keys:
             if add_child(&t, 0, key, 0) == NO_NODE:
                 raise ValueError(f"the node is full at {t.nodes[0].nkids} children")
