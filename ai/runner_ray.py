@@ -7,6 +7,7 @@ node needs cardtable installed, and the files or programs a plugin bot names.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -29,10 +30,36 @@ def require_ray() -> Any:
     return ray
 
 
+class RayUnreachable(ParseError):
+    """No Ray cluster answers at the address given."""
+
+
+PROBE_SECONDS = 3.0
+"""How long ``require_cluster`` waits for the cluster's port to answer (Ray's own client
+retries for minutes, logging a line every few seconds)."""
+
+
+def require_cluster(address: str) -> None:
+    """Raise RayUnreachable unless something accepts connections at ``address`` (HOST:PORT,
+    optionally ``ray://``); "" (a local cluster) and "auto" (Ray finds one) are not probed."""
+    bare = address.removeprefix("ray://")
+    if not bare or bare == "auto":
+        return
+    host, _, port = bare.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise RayUnreachable(f"{address!r} is not HOST:PORT (the cluster's address, e.g. 10.0.0.5:6379)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS).close()
+    except OSError as err:
+        why = err.strerror or str(err) or type(err).__name__
+        raise RayUnreachable(f"no Ray cluster answers at {address}: {why}") from None
+
+
 def connect(address: str, cpus: int | None = None) -> Any:
     """Join the cluster at ``address`` ("" starts a local one, with ``cpus`` CPUs if given)."""
     ray = require_ray()
     if not ray.is_initialized():
+        require_cluster(address)
         local = {"num_cpus": cpus} if not address and cpus else {}
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
                  configure_logging=False, **local)

@@ -210,13 +210,15 @@ def _games(todo: list[Task], workers: int, ray_address: str | None) -> Any:
 
 
 def check_ray(ray_address: str | None) -> None:
-    """With --ray, Ray must be installed (checked before anything is played)."""
+    """With --ray, Ray must be installed and the cluster's address must answer (checked before
+    anything is played)."""
     if ray_address is not None:
-        from cardtable.ai.runner_ray import RayMissing, require_ray
+        from cardtable.ai.runner_ray import RayMissing, RayUnreachable, require_cluster, require_ray
 
         try:
             require_ray()
-        except RayMissing as err:
+            require_cluster(ray_address)
+        except (RayMissing, RayUnreachable) as err:
             raise click.BadParameter(str(err), param_hint="--ray") from None
 
 

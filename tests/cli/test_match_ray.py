@@ -4,6 +4,7 @@ and resume a run streamed to --out. Needs the 'ray' extra; without it, one line 
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,4 +44,22 @@ def test_without_ray_the_option_says_what_to_install(capsys: pytest.CaptureFixtu
     assert code == 2 and out == ""
     assert err.startswith("cardtable: error: Invalid value for --ray: Ray is not installed: "
                           "pip install 'cardtable[ray]'")
+    assert len(err.strip().splitlines()) == 1
+
+
+def free_port() -> int:
+    """A loopback port that nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:{port}", "ray://127.0.0.1:{port}", "127.0.0.1", "nowhere:x"])
+def test_an_address_where_no_cluster_answers_is_one_line_before_any_game(
+        capsys: pytest.CaptureFixture[str], address: str) -> None:
+    pytest.importorskip("ray", reason="the 'ray' extra is not installed")
+    code, out, err = run(capsys, *ARGS, "--ray", address.format(port=free_port()))
+    assert code == 2 and out == ""
+    assert err.startswith("cardtable: error: Invalid value for --ray: ")
+    assert "no Ray cluster answers at " in err or "is not HOST:PORT" in err
     assert len(err.strip().splitlines()) == 1
