@@ -51,6 +51,7 @@ def test_sdist_carries_the_cython_sources_and_no_generated_c(sdist: Path) -> Non
         names = {Path(n).relative_to(Path(n).parts[0]).as_posix() for n in tar.getnames() if "/" in n}
     assert {"ai/_search.pyx", "ai/_search.pxd", "ai/_ismcts.pxi", "ai/_solo.pxi", "ai/_scout.pxi"} <= names
     assert "docs/rules-notes.md" in names
+    assert {"examples/json_bot.py", "examples/json_bot.js", "examples/python_bot.py"} <= names
     assert not [n for n in names if n.endswith((".c", ".so"))]
 
 
