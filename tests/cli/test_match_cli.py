@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,16 @@ def test_duplicate_summary_pairs_the_bots_by_deal_and_times_cpu(capsys: pytest.C
     code, out, _ = run(capsys, "match", "scout", "--players", "3", "--games", "3", "--seed", "5",
                        "--bots", "heuristic,random,random", "--duplicate")
     assert "paired by deal (3 deals in every rotation)" in out and "cpu ms" in out.splitlines()[1]
+
+
+def test_the_readmes_first_command_pits_the_search_against_other_bots_and_runs(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    first = next(line for line in readme.splitlines() if "bin/cardtable match " in line)
+    argv = shlex.split(first.split("bin/cardtable ", 1)[1])
+    bots = argv[argv.index("--bots") + 1].split(",")
+    assert any(b.startswith("ismcts") for b in bots) and len(set(bots)) > 1  # something worth seeing
+    argv[argv.index("--games") + 1] = "1"  # the same command, one deal
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "ismcts:strong" in out and "paired by deal" in out
