@@ -1081,7 +1081,7 @@ class Controller:
         else:
             rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
         if cfg.get("rounds"):
-            rule += f" (or after {cfg['rounds']} rounds)"
+            rule += f" (or after {plural(cfg['rounds'], 'round')})"
         best = min(totals) if lowest else max(totals)
         if not totals or all(t == best for t in totals):
             return f"{rule} · all level"
@@ -1110,7 +1110,8 @@ class Controller:
         if obs and obs["game"] == "solo" and obs["config"].get("scoring") == "penalty":
             ranking.reverse()
         table = ", ".join(f"{'you' if s == self.seat else names[s]} {totals[s]}" for s in ranking)
-        return f"Match over after {len(self.session.round_scores())} rounds. Won by {who}. Totals: {table}."
+        played = plural(len(self.session.round_scores()), "round")
+        return f"Match over after {played}. Won by {who}. Totals: {table}."
 
     # --- acting ----------------------------------------------------------------------------------
     def submit(self, text: str) -> str | None:

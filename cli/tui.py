@@ -154,7 +154,7 @@ class TableApp(App[str | None]):
             elif row.get("solo") == "missed":
                 parts.append("[b red]no SOLO call![/]")
             if "chips" in row:
-                parts += [f"{row['captured']} captured", f"{row['chips']} chips"]
+                parts += [f"{row['captured']} captured", plural(row["chips"], "chip")]
                 if row["flipped"] is None:
                     parts.append("[dim]deciding[/]")
             label = f"{mark} [b]{escape(who)}[/b] [dim](seat {row['seat']}{tag})[/]: "

@@ -3,6 +3,7 @@ move, the out-of-turn options, the turn clock and the words of the log."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -352,6 +353,14 @@ def test_a_whole_scout_match_has_round_and_match_summaries() -> None:
     assert c.log[-1].startswith("Match over after 3 rounds. Won by ")
     assert c.summary == c.log[-1]
     assert session.hint().action is None
+
+
+def test_a_one_round_match_says_round_not_rounds() -> None:
+    config = dataclasses.replace(SoloConfig.preset("classic", 2), rounds=1)
+    session, c = client(Match(config, b"one round"))
+    assert c.scoring_line().startswith("pools of 500: highest pool wins, ends below 0 (or after 1 round) · ")
+    play_out(session, c)
+    assert c.log[-1].startswith("Match over after 1 round. Won by ")
 
 
 def test_event_words() -> None:

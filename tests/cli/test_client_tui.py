@@ -299,3 +299,11 @@ def test_q_twice_leaves_and_a_computer_takes_the_seat() -> None:
         assert session.is_over()  # the computer player finished the match for us
 
     run_app(Match(ScoutConfig(players=3), b"tui-leave"), scenario)
+
+
+def test_the_players_pane_counts_one_chip_and_several_in_words() -> None:
+    async def scenario(pilot: Pilot[Any], app: TableApp, session: LocalSession) -> None:
+        players = str(app.query_one("#players", Static).render())
+        assert "1 chip" in players and "1 chips" not in players and "2 chips" in players
+
+    run_app(scout_match(["1/2 3/4", "5/6 7/8", "9/1 2/5"], chips=[1, 2, 0]), scenario)
