@@ -90,8 +90,8 @@ def _replay_table(file: Path, verify: bool) -> None:
                 line = "; ".join(tell(applied.events, names))
             elif not applied.ok:
                 line = f"refused ({applied.kind}): {applied.reason}"
-            elif applied.kind in ("join", "leave", "forfeit", "takeover", "return"):
-                line = f"{applied.kind}: {applied.summary}"
+            elif applied.kind in SEAT_WORDS:
+                line = _seat_line(applied.kind, applied.seat, applied.summary, names)
             else:
                 continue
             click.echo(f"{applied.index:>6}  {line}")
@@ -102,3 +102,25 @@ def _replay_table(file: Path, verify: bool) -> None:
     totals = "" if match is None else f", totals {match.scores()}, winners {match.winners()}"
     digest = "" if match is None else f", digest {match.digest()[:16]}"
     click.echo(f"verified: {_entries(len(log.applied))} signed and applied, match {state}{totals}{digest}")
+
+
+SEAT_WORDS = {
+    "join": "{who} sits down",
+    "leave": "{who} leaves the table; a computer player takes the seat",
+    "forfeit": "{who} gives no seed share: a computer player takes the seat",
+    "takeover": "{who} is played by a computer player until its owner is back",
+    "return": "{who} is back",
+}
+"""Entries that change who holds a seat, in words; the author's seat for join and leave, the
+seat named in the entry for the sequencer's forfeit and takeover and the owner's return."""
+
+
+def _seat_line(kind: str, author_seat: int | None, summary: str, names: list[str]) -> str:
+    last = summary.split()[-1] if summary else ""
+    seat = int(last) if kind in ("forfeit", "takeover", "return") and last.isdigit() else author_seat
+    if seat is None:
+        who = "someone"
+    else:
+        who = f"{names[seat]} (seat {seat})" if seat < len(names) else f"seat {seat}"
+    return SEAT_WORDS[kind].format(who=who)
+

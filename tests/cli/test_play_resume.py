@@ -79,6 +79,8 @@ def test_an_interrupted_play_match_resumes_where_it_stopped(tmp_path: Path) -> N
     card = played.rstrip("!")
     assert ("you (seat 0) draws" if card == "draw" else f"you (seat 0) plays {card}") in told.stdout
     assert told.stdout.splitlines()[-1].startswith("verified: ")
+    assert "you (seat 0) leaves the table; a computer player takes the seat" in told.stdout
+    assert "leave: leave" not in told.stdout
 
 
 def test_resume_without_a_kept_match_is_one_line(tmp_path: Path) -> None:
