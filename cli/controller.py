@@ -128,6 +128,10 @@ class BaseSession:
         """The table's name as others see it in ``cardtable tables`` ("" for a private table)."""
         return ""
 
+    def sealed(self) -> bool:
+        """Whether the table has a passphrase (joiners must give it too)."""
+        return False
+
     def seat_holders(self) -> list[tuple[str, str]]:
         """Per seat, before and during the match: who holds it and how (``you``, ``player``,
         ``free``, ``computer``)."""
@@ -393,6 +397,9 @@ class NetSession(BaseSession):
 
     def table_name(self) -> str:
         return str(self.peer.table.name or "")
+
+    def sealed(self) -> bool:
+        return self.peer.pass_key is not None
 
     def seat_holders(self) -> list[tuple[str, str]]:
         me = self.seat
@@ -1052,7 +1059,8 @@ class Controller:
         lines = []
         name = session.table_name()
         if name:
-            lines += [f"Table {name!r}", f"Others join with:  cardtable join {name}"]
+            secret = " --passphrase PASSPHRASE" if session.sealed() else ""
+            lines += [f"Table {name!r}", f"Others join with:  cardtable join {name}{secret}"]
         holders = session.seat_holders()
         free = sum(1 for _, how in holders if how == "free")
         for s, (who, how) in enumerate(holders):

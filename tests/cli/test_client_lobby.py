@@ -18,13 +18,13 @@ from cardtable.engine.solo import Config as SoloConfig
 from cardtable.p2p.simnet import SimNet
 
 
-def lobby() -> tuple[SimNet, Any, NetSession]:
+def lobby(**host: Any) -> tuple[SimNet, Any, NetSession]:
     """A 4-seat table: the host, two free seats, one computer player."""
     net = SimNet(11)
     host_node = net.node("kitchen")
-    host = net.host(host_node, SoloConfig.preset("classic", 4), 1, auto=None, bots="random")
+    peer = net.host(host_node, SoloConfig.preset("classic", 4), 1, auto=None, bots="random", **host)
     net.step()
-    return net, host_node, NetSession(SimpleNamespace(on_event=None), host)
+    return net, host_node, NetSession(SimpleNamespace(on_event=None), peer)
 
 
 def join(net: SimNet, host_node: Any, name: str, until: Callable[[], bool]) -> None:
@@ -80,3 +80,12 @@ def test_plain_prints_the_lobby() -> None:
     assert lines[:2] == ["Table 'kitchen'", "Others join with:  cardtable join kitchen"]
     assert lines[2:6] == ["seat 0: you", "seat 1: free: waiting for a player",
                           "seat 2: free: waiting for a player", "seat 3: cpu 3 (computer player)"]
+
+
+def test_a_passphrase_tables_join_line_asks_for_the_passphrase_without_showing_it() -> None:
+    _, _, session = lobby(passphrase="four random words here")
+    out = io.StringIO()
+    PlainClient(Controller(session), out, io.StringIO(), bot_delay=None).poll()
+    lines = out.getvalue().splitlines()
+    assert lines[1] == "Others join with:  cardtable join kitchen --passphrase PASSPHRASE"
+    assert "random words" not in out.getvalue()
