@@ -361,11 +361,34 @@ class NetSession(BaseSession):
     ``refused`` note. The seat's view is the peer's replica of the match.
     """
 
+    RETOLD = 40
+    """Game events a resumed seat is told again: the newest of the round it resumes in."""
+
     def __init__(self, node: Any, peer: Any) -> None:
         super().__init__()
         self.node = node
         self.peer = peer
         node.on_event = self._on_peer_event
+        self._retell()
+
+    def _retell(self) -> None:
+        """A peer resumed from its store applied its committed entries quietly: tell the round
+        so far again (its newest events), so that the log of a resumed client is not empty."""
+        from cardtable.p2p.table import TableState
+
+        committed = self.peer.log[:self.peer.commit_index]
+        if self.peer.table.match is None or not committed:
+            return
+        table, notes = TableState(), []
+        for entry in committed:
+            rounds = table.match.round_no if table.match is not None else -1
+            applied = table.apply(entry)
+            if table.match is not None and table.match.round_no != rounds:
+                notes = []  # a new round: what came before is in the round summaries
+            if applied.ok:
+                notes += [Note.of(e) for e in applied.events]
+        for note in notes[-self.RETOLD:]:
+            self._emit(note)
 
     @property
     def seat(self) -> int | None:

@@ -122,7 +122,7 @@ def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Pat
     import asyncio
     from types import SimpleNamespace
 
-    from textual.widgets import OptionList, Static
+    from textual.widgets import OptionList, RichLog, Static
 
     from cardtable.cli.controller import Controller, NetSession
     from cardtable.cli.tui import TableApp
@@ -153,6 +153,7 @@ def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Pat
             await pilot.pause()
             seen["hand"] = str(app.query_one("#hand", Static).render())
             seen["status"] = str(app.query_one("#status", Static).render())
+            seen["log"] = " ".join(strip.text for strip in app.query_one("#log", RichLog).lines)
             moves = app.query_one("#moves", OptionList)
             moves.highlighted = moves.get_option_index("draw")
             await pilot.press("enter")
@@ -164,3 +165,4 @@ def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Pat
     assert shown == list(kept.observation(0)["hand"])
     assert "Your turn" in seen["status"]
     assert proposed == ["draw"]
+    assert " plays " in seen["log"], f"the resumed table's log retells the round so far: {seen['log']!r}"
