@@ -379,7 +379,8 @@ class NetSession(BaseSession):
         committed = self.peer.log[:self.peer.commit_index]
         if self.peer.table.match is None or not committed:
             return
-        table, notes = TableState(), []
+        table = TableState()
+        notes: list[Note] = []
         for entry in committed:
             rounds = table.match.round_no if table.match is not None else -1
             applied = table.apply(entry)
