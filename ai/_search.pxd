@@ -31,6 +31,9 @@ cdef enum:
     # gift pairs x 9 targets, plus 4,716 multiples and ~110 other moves. A caller's buffer
     # of SOLO_MAX_ACTIONS SoloActions is 1.2 MB: put it on the heap, not on a thread stack.
     SOLO_MAX_ACTIONS = 76000
+    # Open SOLO windows (RULES.md 1.8.17): the acting seat's own, and the one a Gift, Swap or
+    # Pass hands opens when that seat's Protection settles it; every other closes on the action.
+    SOLO_MAX_WINDOWS = 2
 
 # Faces: colour c (R, G, B, Y = 0..3) times 14 plus 0..8 for the numbers 1..9, then
 # 9 skip, 10 rev, 11 d2, 12 swap, 13 gift; then wild, wd4, pass, protR..protY.
@@ -77,10 +80,11 @@ ctypedef struct SoloState:
     signed char penalty_kind    # SOLO_RK_D2, SOLO_RK_WD4 or -1
     signed char drawn           # face just drawn by the seat in turn, -1: None
     signed char laid_by         # -1: None
-    signed char solo_seat       # seat with an open SOLO window, -1: None
+    signed char solo_seat[SOLO_MAX_WINDOWS]   # open SOLO windows' seats, in closing order
     signed char winner          # -1: round not over
     unsigned char jump          # jump-in window open
-    unsigned char solo_called
+    unsigned char solo_called[SOLO_MAX_WINDOWS]  # their calls made
+    unsigned char nsolo         # open SOLO windows (engine State.windows)
     # the open Protection window (engine React), when has_react
     unsigned char has_react
     unsigned char react_kind    # SOLO_RK_SKIP, _GIFT, _SWAP or _PASS

@@ -217,6 +217,15 @@ cdef inline bint solo_holds_protection(const SoloState* s, int seat) noexcept no
     return s.opt_protection and (s.held[seat] & solo_mask_rank[SOLO_RK_PROT]) != 0
 
 
+cdef inline int solo_window_of(const SoloState* s, int seat) noexcept nogil:
+    """The index of seat's open SOLO window (engine window_of), -1 if none."""
+    cdef int i
+    for i in range(s.nsolo):
+        if s.solo_seat[i] == seat:
+            return i
+    return -1
+
+
 cdef inline bint solo_in_pending(const SoloState* s, int seat) noexcept nogil:
     cdef int i
     for i in range(s.react_npending):
@@ -470,7 +479,8 @@ cdef int solo_legal(const SoloState* s, int seat, SoloAction* out) noexcept nogi
     else:
         k = solo_gen_jump_ins(s, seat, out, k)
     if s.opt_call_window:
-        if s.solo_seat == seat and not s.solo_called:
+        t = solo_window_of(s, seat)
+        if t >= 0 and not s.solo_called[t]:
             k = solo_push_simple(out, k, SOLO_A_CALL, -1)
         for t in range(s.n):
             if t != seat:
@@ -623,21 +633,27 @@ cdef inline void solo_win(SoloState* s, int seat) noexcept nogil:
 
 
 cdef inline void solo_close_windows(SoloState* s, int seat, Rng* rng) noexcept nogil:
-    cdef int o
+    """Engine _close_windows: every SOLO window of another seat closes, in order (1.8.17)."""
+    cdef int i, m = 0
     s.jump = 0
-    o = s.solo_seat
-    if o < 0 or o == seat:
-        return
-    if not s.opt_call_window and not s.solo_called:
-        solo_take(s, o, 2, rng)
-    s.solo_seat = -1
-    s.solo_called = 0
+    for i in range(s.nsolo):
+        if s.solo_seat[i] == seat:
+            s.solo_seat[m] = seat
+            s.solo_called[m] = s.solo_called[i]
+            m += 1
+        elif not s.opt_call_window and not s.solo_called[i]:
+            solo_take(s, s.solo_seat[i], 2, rng)
+    s.nsolo = m
 
 
 cdef inline void solo_catch(SoloState* s, int seat, int target, Rng* rng) noexcept nogil:
-    if s.solo_seat == target and not s.solo_called:
+    cdef int i = solo_window_of(s, target)
+    if i >= 0 and not s.solo_called[i]:
         solo_take(s, target, 2, rng)
-        s.solo_seat = -1
+        s.nsolo -= 1
+        for i in range(i, s.nsolo):
+            s.solo_seat[i] = s.solo_seat[i + 1]
+            s.solo_called[i] = s.solo_called[i + 1]
         return
     solo_take(s, seat, s.opt_false_catch_penalty, rng)
 
@@ -673,23 +689,22 @@ cdef void solo_swap_rows(SoloState* s, int a, int b) noexcept nogil:
 
 
 cdef inline void solo_judge_call(SoloState* s, int seat, bint due, bint call) noexcept nogil:
-    """Engine _judge_call: own later plays never close the seat's window nor make up a miss."""
-    if s.solo_seat == seat:
-        if s.solo_called and due:
-            s.solo_called = call
+    """Engine _judge_call: own later plays never close the seat's window nor make up a miss;
+    a new window goes after the one still open (at most the acting seat's: 1.8.17)."""
+    cdef int i = solo_window_of(s, seat)
+    if i >= 0:
+        if s.solo_called[i] and due:
+            s.solo_called[i] = call
         return
-    if due:
-        s.solo_seat = seat
-        s.solo_called = call
+    if due and s.nsolo < SOLO_MAX_WINDOWS:
+        s.solo_seat[s.nsolo] = seat
+        s.solo_called[s.nsolo] = call
+        s.nsolo += 1
 
 
-cdef inline void solo_settle_call(SoloState* s, int by, bint kept, bint call, Rng* rng) noexcept nogil:
+cdef inline void solo_settle_call(SoloState* s, int by, bint kept, bint call) noexcept nogil:
     """Engine _settle_call: the call of a settled Gift, Swap or Pass hands (RULES.md 1.8.14)."""
-    cdef bint due = kept and solo_needs_call_mask(s.held[by], s.hsize[by], s.opt_multiples)
-    if s.solo_seat < 0 or s.solo_seat == by:
-        solo_judge_call(s, by, due, call)
-    elif due and not call and not s.opt_call_window:
-        solo_take(s, by, 2, rng)
+    solo_judge_call(s, by, kept and solo_needs_call_mask(s.held[by], s.hsize[by], s.opt_multiples), call)
 
 
 cdef void solo_resolve(SoloState* s, Rng* rng) noexcept nogil:
@@ -711,7 +726,7 @@ cdef void solo_resolve(SoloState* s, Rng* rng) noexcept nogil:
     if kind == SOLO_RK_SWAP:
         solo_swap_rows(s, by, target)
         s.turn = target
-        solo_settle_call(s, by, False, call, rng)
+        solo_settle_call(s, by, False, call)
     elif kind == SOLO_RK_GIFT:
         for i in range(ngift):
             solo_sub(s, by, gift[i])
@@ -720,7 +735,7 @@ cdef void solo_resolve(SoloState* s, Rng* rng) noexcept nogil:
         if s.hsize[by] == 0:
             solo_win(s, by)
         else:
-            solo_settle_call(s, by, True, call, rng)
+            solo_settle_call(s, by, True, call)
     else:
         m = 0
         for i in range(s.n):
@@ -743,7 +758,7 @@ cdef void solo_resolve(SoloState* s, Rng* rng) noexcept nogil:
                 s.hsize[j] = oldsize[i]
                 s.held[j] = oldheld[i]
         s.turn = solo_next(s, by, 1)
-        solo_settle_call(s, by, m < 2, call, rng)
+        solo_settle_call(s, by, m < 2, call)
 
 
 cdef inline void solo_remove_pending(SoloState* s, int seat) noexcept nogil:
@@ -778,7 +793,7 @@ cdef inline void solo_protect(SoloState* s, int seat, int top, Rng* rng) noexcep
         return
     solo_clear_react(s)
     s.turn = solo_next(s, by, 1)
-    solo_settle_call(s, by, True, call, rng)
+    solo_settle_call(s, by, True, call)
 
 
 cdef inline void solo_effect(SoloState* s, int seat, const SoloAction* a, Rng* rng) noexcept nogil:
@@ -880,7 +895,7 @@ cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noex
         solo_catch(s, seat, a.target, rng)
         return
     if a.kind == SOLO_A_CALL:
-        s.solo_called = 1
+        s.solo_called[solo_window_of(s, seat)] = 1
         return
     solo_close_windows(s, seat, rng)
     if a.kind == SOLO_A_PLAY:
@@ -1199,14 +1214,18 @@ cdef int solo_heuristic_pick(const SoloState* s, Rng* rng, SoloAction* out) noex
     if s.winner >= 0:
         return -1
     waiting = solo_to_move(s)
-    # 1. an uncalled SOLO window (window mode): the first seat asked calls it or catches it
-    if s.opt_call_window and s.solo_seat >= 0 and not s.solo_called:
+    # 1. an uncalled SOLO window (window mode): the first seat asked calls its own, else
+    #    catches the first other uncalled one (heuristic_solo._meta)
+    if s.opt_call_window:
         seat = waiting + 1 if waiting + 1 < s.n else 0
-        if seat == s.solo_seat:
+        k = solo_window_of(s, seat)
+        if k >= 0 and not s.solo_called[k]:
             solo_set_simple(out, SOLO_A_CALL, -1)
-        else:
-            solo_set_simple(out, SOLO_A_CATCH, s.solo_seat)
-        return seat
+            return seat
+        for k in range(s.nsolo):
+            if not s.solo_called[k]:
+                solo_set_simple(out, SOLO_A_CATCH, s.solo_seat[k])
+                return seat
     pk.best = -1e300
     pk.ties = 0
     # 2. jump-ins, asked in order after the waiting seat: the first with a positive score
@@ -1523,12 +1542,17 @@ cdef void _solo_set_public(SoloState* s, dict d) except *:
     s.penalty_kind = _solo_penalty_kind(d.get("penalty_kind"))
     s.jump = bool(d.get("jump", False))
     s.laid_by = _solo_seat(d.get("laid_by"), n)
-    s.solo_seat = -1
-    s.solo_called = 0
     solo = d.get("solo")
-    if solo is not None:
-        s.solo_seat = _solo_seat(solo["seat"], n)
-        s.solo_called = bool(solo["called"])
+    also = d.get("solo_also", [])
+    windows = ([] if solo is None else [solo]) + list(also)
+    if len(windows) > SOLO_MAX_WINDOWS or (also and solo is None):
+        raise ValueError("bad SOLO windows")
+    s.nsolo = len(windows)
+    for i in range(s.nsolo):
+        s.solo_seat[i] = _solo_seat(windows[i]["seat"], n)
+        s.solo_called[i] = bool(windows[i]["called"])
+        if s.solo_seat[i] < 0 or (i and s.solo_seat[i] == s.solo_seat[0]):
+            raise ValueError("bad SOLO windows")
     solo_clear_react(s)
     react = d.get("react")
     if react is not None:
@@ -1633,7 +1657,7 @@ cdef class SoloMirror:
                 "protected": [s.react_protected[i] for i in range(s.react_nprotected)],
                 "call": bool(s.react_call),
             }
-        return {
+        data = {
             "game": "solo",
             "config": dict(self.config),
             "seed": self.seed,
@@ -1650,10 +1674,14 @@ cdef class SoloMirror:
             "drawn": None if s.drawn < 0 else _SOLO_TEXT[s.drawn],
             "jump": bool(s.jump),
             "laid_by": None if s.laid_by < 0 else s.laid_by,
-            "solo": None if s.solo_seat < 0 else {"seat": s.solo_seat, "called": bool(s.solo_called)},
+            "solo": None if s.nsolo == 0 else {"seat": s.solo_seat[0], "called": bool(s.solo_called[0])},
             "react": react,
             "winner": None if s.winner < 0 else s.winner,
         }
+        if s.nsolo > 1:
+            data["solo_also"] = [{"seat": s.solo_seat[i], "called": bool(s.solo_called[i])}
+                                 for i in range(1, s.nsolo)]
+        return data
 
     def legal(self, int seat):
         """The texts of solo_legal (the engine's legal_actions(seat) as a set)."""

@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from cardtable.ai.catches import genuine_catches
+from cardtable.ai.catches import genuine_catches, missed_calls
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
@@ -172,9 +172,8 @@ class ForgetsCalls:
         return self.rng.below(1_000_000) < self.rate * 1_000_000
 
     def _filter(self, obs: dict[str, Any], legal: Sequence[Any], action: Any) -> Any:
-        solo = obs.get("solo")
-        if not solo or solo.get("seat") != obs.get("seat") or solo.get("called"):
-            self.forgot = False  # no open window of ours: a new chance to remember
+        if obs.get("seat") not in missed_calls(obs):
+            self.forgot = False  # no open uncalled window of ours: a new chance to remember
         text = str(action)
         if text.endswith("!") and self._roll():
             plain = next((a for a in legal if str(a) == text[:-1]), None)

@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cardtable.ai.catches import genuine_catches
 from cardtable.engine.shuffle import Stream
-from cardtable.engine.solo.actions import Catch, Play, Simple
+from cardtable.engine.solo.actions import Play, Simple
 from cardtable.engine.solo.cards import Card, parse_card
 
 WIN = 1_000_000.0
@@ -100,18 +101,14 @@ def react(obs: dict[str, Any], legal: Sequence[Any], rng: Stream) -> Any | None:
 def _meta(obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
     """A late SOLO call of our own, else a catch of a seat whose call is missing, else None.
 
-    A catch is only ever aimed at the seat the observation shows with an uncalled open
-    window, so it is never a false catch.
+    A catch is only ever aimed at a seat the observation shows with an uncalled open window
+    (the first such, when several are open: RULES.md 1.8.17), so it is never a false catch.
     """
     for a in legal:
         if isinstance(a, Simple) and a.word == "solo":
             return a
-    solo = obs.get("solo")
-    if solo and not solo["called"] and solo["seat"] != obs["seat"]:
-        for a in legal:
-            if isinstance(a, Catch) and a.target == solo["seat"]:
-                return a
-    return None
+    catches = genuine_catches(obs, legal)
+    return catches[0] if catches else None
 
 
 # --- scoring a play -------------------------------------------------------------------------

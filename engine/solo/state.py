@@ -27,6 +27,17 @@ SETTLED = ("gift", "swap", "pass")
 
 
 @dataclass
+class Window:
+    """An open SOLO window (RULES.md 1.5.2, 1.8.17): ``seat`` owes a call and made it, or not."""
+
+    seat: int
+    called: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "called": self.called}
+
+
+@dataclass
 class React:
     """An open Protection window: seats in ``pending`` may protect or decline."""
 
@@ -60,8 +71,7 @@ class State:
         self.drawn: Card | None = None
         self.jump = False
         self.laid_by: int | None = None
-        self.solo_seat: int | None = None
-        self.solo_called = False
+        self.windows: list[Window] = []  # open SOLO windows, in the order they close (1.8.17)
         self.react: React | None = None
         self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
         self.winner: int | None = None
@@ -70,6 +80,20 @@ class State:
     # --- queries -----------------------------------------------------------------
     def is_over(self) -> bool:
         return self.winner is not None
+
+    @property
+    def solo_seat(self) -> int | None:
+        """The seat of the first open SOLO window (see ``windows`` for all of them)."""
+        return self.windows[0].seat if self.windows else None
+
+    @property
+    def solo_called(self) -> bool:
+        """Whether the first open SOLO window's call was made."""
+        return bool(self.windows) and self.windows[0].called
+
+    def window_of(self, seat: int) -> Window | None:
+        """``seat``'s open SOLO window, if any (a seat has at most one)."""
+        return next((w for w in self.windows if w.seat == seat), None)
 
     @property
     def top(self) -> Card:
@@ -136,7 +160,8 @@ class State:
         else:
             acts += self._jump_ins(seat)
         if self.config.call == "window":
-            if self.solo_seat == seat and not self.solo_called:
+            window = self.window_of(seat)
+            if window is not None and not window.called:
                 acts.append(CALL)
             acts += [Catch(t) for t in range(self.n) if t != seat]
         return acts
@@ -257,7 +282,9 @@ class State:
         if isinstance(action, Catch):
             self._catch(seat, action.target, events)
         elif action == CALL:
-            self.solo_called = True
+            window = self.window_of(seat)
+            assert window is not None
+            window.called = True
             events.append(Event("call", seat, "calls SOLO!"))
         else:
             self._close_windows(seat, events)
@@ -273,25 +300,26 @@ class State:
         return events
 
     def _close_windows(self, seat: int, events: list[Event]) -> None:
-        """Another seat's action closes the jump-in window and any open SOLO window."""
+        """``seat``'s action closes the jump-in window and every SOLO window of another seat
+        (RULES.md 1.8.6, 1.8.17); in ``with_play`` mode each missed call costs 2 cards, in the
+        windows' order (a protector's before the player it cancelled)."""
         self.jump = False
-        s = self.solo_seat
-        if s is None or s == seat:
-            return
-        if self.config.call == "with_play" and not self.solo_called:
-            got = self._take(s, SOLO_PENALTY)
-            events.append(Event("penalty", s, f"did not call SOLO and draws {len(got)}", count=len(got)))
-        self.solo_seat = None
-        self.solo_called = False
+        for w in self.windows:
+            if w.seat != seat and self.config.call == "with_play" and not w.called:
+                got = self._take(w.seat, SOLO_PENALTY)
+                events.append(Event("penalty", w.seat, f"did not call SOLO and draws {len(got)}",
+                                    count=len(got)))
+        self.windows = [w for w in self.windows if w.seat == seat]
 
     def _end_turn(self, seat: int) -> None:
         self.drawn = None
         self.turn = self.next_seat(seat)
 
     def _catch(self, seat: int, target: int, events: list[Event]) -> None:
-        if self.solo_seat == target and not self.solo_called:
+        window = self.window_of(target)
+        if window is not None and not window.called:
             got = self._take(target, SOLO_PENALTY)
-            self.solo_seat = None
+            self.windows.remove(window)
             events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}", target=target,
                                 count=len(got)))
             return
@@ -369,14 +397,15 @@ class State:
 
         A seat's own later plays never close its own window and never make up a missed call,
         with the call or without (RULES.md 1.8.6, 1.8.15): only a late call does (``solo``).
+        A new window goes after any other still open (RULES.md 1.8.17).
         """
-        if self.solo_seat == seat:
-            if self.solo_called and due:
-                self.solo_called = call
+        window = self.window_of(seat)
+        if window is not None:
+            if window.called and due:
+                window.called = call
             return
         if due:
-            self.solo_seat = seat
-            self.solo_called = call
+            self.windows.append(Window(seat, call))
 
     def _effect(self, seat: int, play: Play, events: list[Event]) -> None:
         card = play.top
@@ -440,7 +469,7 @@ class State:
             return
         self.react = None
         self.turn = self.next_seat(react.by)
-        self._settle_call(react, True, events)
+        self._settle_call(react, True)
 
     def _decline(self, seat: int, events: list[Event]) -> None:
         react = self.react
@@ -465,7 +494,7 @@ class State:
             self._swap(by, target)
             events.append(Event("swap", by, f"swaps hands with seat {target}", target=target))
             self.turn = target
-            self._settle_call(react, False, events)
+            self._settle_call(react, False)
         elif react.kind == "gift":
             assert target is not None
             self._give(by, target, react.gift)
@@ -475,7 +504,7 @@ class State:
             if not self.hands[by]:
                 self._win(by, events)
             else:
-                self._settle_call(react, True, events)
+                self._settle_call(react, True)
         else:
             ring = [s for s in self._order_from(by) if s not in react.protected]
             self._pass(by, ring)
@@ -483,23 +512,14 @@ class State:
                 events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)",
                                     count=len(ring)))
             self.turn = self.next_seat(by)
-            self._settle_call(react, len(ring) < 2, events)
+            self._settle_call(react, len(ring) < 2)
 
-    def _settle_call(self, react: React, kept: bool, events: list[Event]) -> None:
+    def _settle_call(self, react: React, kept: bool) -> None:
         """Judge the call of the settled Gift, Swap or Pass hands (RULES.md 1.8.14): due only if
-        its player ``kept`` a hand of its own (not one received) that needs a call.
-
-        Ruling: if the Protection that settled it left its own player's SOLO window open, the
-        settled call is judged at once (one window at a time): a missing one costs 2 cards
-        then in ``with_play`` mode, and cannot be caught in ``window`` mode.
-        """
+        its player ``kept`` a hand of its own (not one received) that needs a call. A protector
+        left owing a call keeps its own window open beside this one (RULES.md 1.8.17)."""
         by = react.by
-        due = kept and self.needs_call(self.hands[by])
-        if self.solo_seat is None or self.solo_seat == by:
-            self._judge_call(by, due, react.call)
-        elif due and not react.call and self.config.call == "with_play":
-            got = self._take(by, SOLO_PENALTY)
-            events.append(Event("penalty", by, f"did not call SOLO and draws {len(got)}"))
+        self._judge_call(by, kept and self.needs_call(self.hands[by]), react.call)
 
     def _swap(self, a: int, b: int) -> None:
         self.hands[a], self.hands[b] = self.hands[b], self.hands[a]
@@ -614,7 +634,8 @@ class State:
             "drawn": self._drawn_seen_by(seat),
             "jump": self.jump,
             "laid_by": self.laid_by,
-            "solo": None if self.solo_seat is None else {"seat": self.solo_seat, "called": self.solo_called},
+            "solo": self.windows[0].to_dict() if self.windows else None,
+            "solo_also": [w.to_dict() for w in self.windows[1:]],
             "react": None if react is None else {
                 "kind": react.kind, "by": react.by, "target": react.target,
                 "pending": list(react.pending), "protected": list(react.protected),
@@ -632,8 +653,10 @@ class State:
         return self.drawn.text if self.drawn else None
 
     def snapshot(self) -> dict[str, Any]:
+        """Plain data; ``solo`` is the first open SOLO window and ``solo_also`` (left out when
+        empty, so a position with one window digests as before RULES.md 1.8.17) the others."""
         react = self.react
-        return {
+        data: dict[str, Any] = {
             "game": "solo",
             "config": self.config.to_dict(),
             "seed": self.seed.hex(),
@@ -650,7 +673,7 @@ class State:
             "drawn": self.drawn.text if self.drawn else None,
             "jump": self.jump,
             "laid_by": self.laid_by,
-            "solo": None if self.solo_seat is None else {"seat": self.solo_seat, "called": self.solo_called},
+            "solo": self.windows[0].to_dict() if self.windows else None,
             "react": None if react is None else {
                 "kind": react.kind, "by": react.by, "target": react.target,
                 "gift": _texts(react.gift), "pending": list(react.pending),
@@ -659,6 +682,9 @@ class State:
             "known": [[_texts(cards) for cards in row] for row in self.known],
             "winner": self.winner,
         }
+        if len(self.windows) > 1:
+            data["solo_also"] = [w.to_dict() for w in self.windows[1:]]
+        return data
 
     @classmethod
     def from_snapshot(cls, data: dict[str, Any]) -> State:
@@ -698,10 +724,7 @@ class State:
         state.drawn = parse_card(drawn) if drawn else None
         state.jump = bool(data.get("jump", False))
         state.laid_by = _seat_or_none(data.get("laid_by"), n)
-        solo = data.get("solo")
-        if solo is not None:
-            state.solo_seat = _seat_or_none(solo["seat"], n)
-            state.solo_called = bool(solo["called"])
+        state.windows = _windows(data.get("solo"), data.get("solo_also", []), n)
         react = data.get("react")
         if react is not None:
             state.react = React(str(react["kind"]), int(react["by"]), [int(s) for s in react["pending"]],
@@ -797,6 +820,21 @@ def _cards(texts: Any) -> list[Card]:
     if not isinstance(texts, list):
         raise ParseError("bad SOLO snapshot: a pile or hand must be a list of card texts")
     return [parse_card(t) for t in texts]
+
+
+def _windows(first: Any, also: Any, n: int) -> list[Window]:
+    """The open SOLO windows of a snapshot: ``solo`` (a map or None), then ``solo_also``."""
+    if not isinstance(also, list) or (also and first is None):
+        raise ParseError("bad SOLO snapshot: solo_also must be a list of windows after solo")
+    windows = []
+    for w in ([] if first is None else [first]) + also:
+        seat = _seat_or_none(w["seat"], n)
+        if seat is None:
+            raise ParseError("bad SOLO snapshot: a SOLO window needs a seat")
+        windows.append(Window(seat, bool(w["called"])))
+    if len({w.seat for w in windows}) < len(windows):
+        raise ParseError("bad SOLO snapshot: two SOLO windows of one seat")
+    return windows
 
 
 def _seat_or_none(value: Any, n: int) -> int | None:

@@ -140,6 +140,13 @@ MISSES = [
     # RULES.md 1.8.14: the cancelled Swap leaves seat 0 its G1 uncalled; seat 2 is asked first
     (SoloConfig.preset("anniversary", 4), ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"],
      [(0, "Rswap:2"), (2, "protB")], (2, "catch:0")),
+    # RULES.md 1.8.17: the protector (seat 1) and seat 0 both missed; seat 2 catches the
+    # protector first, then seat 0
+    (SoloConfig.preset("anniversary", 3), ["Rswap B1", "protB G1", "Y1 Y2 Y3"],
+     [(0, "Rswap:1"), (1, "protB"), (2, "catch:1")], (2, "catch:0")),
+    # the protector (seat 2), asked first, has called late; it catches seat 0
+    (SoloConfig.preset("anniversary", 3), ["Rgift B1", "Y1 Y2 Y3", "protB G1"],
+     [(0, "Rgift:2:B1"), (2, "protB"), (2, "solo")], (2, "catch:0")),
 ]
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from cardtable.ai._search import SoloInfoSet, SoloMirror
@@ -162,8 +162,8 @@ def test_snapshot_round_trips() -> None:
 # --- determinization, candidates, keys, rollouts -------------------------------------------
 def public(snap: dict[str, Any]) -> dict[str, Any]:
     keys = ("discard", "turn", "direction", "colour", "penalty", "penalty_kind", "jump", "laid_by",
-            "solo", "winner")
-    return {k: snap[k] for k in keys}
+            "solo", "solo_also", "winner")
+    return {k: snap.get(k) for k in keys}
 
 
 def check_sample(state: State, seat: int, seed: int) -> SoloMirror:
@@ -494,3 +494,129 @@ def test_endgames_with_settled_calls_match_the_engine(players: int, call: str, d
         mirror.apply(seat, text)
         assert mirror.snapshot() == engine_snapshot(state), f"step {step}: {seat} {text}"
         check_same(mirror, state, f"after step {step}")
+
+
+# --- RULES.md 1.8.17: several SOLO windows at once -------------------------------------------
+ANNIVERSARY3 = Config.preset("anniversary", 3)
+SWAP3 = ["Rswap B1", "protB G1", "Y1 Y2 Y3"]
+SWAPPED = [(0, "Rswap:1"), (1, "protB")]
+TWO_WINDOWS = [  # (config, hands, script, the hands at the end)
+    (ANNIVERSARY3, SWAP3, [*SWAPPED, (2, "catch:0")], ["B1 G7 G8", "G1", "Y1 Y2 Y3"]),
+    (ANNIVERSARY3, SWAP3, [*SWAPPED, (1, "catch:0"), (0, "catch:1")], ["B1 G7 G8", "G1 G5 G6", "Y1 Y2 Y3"]),
+    (ANNIVERSARY3, SWAP3, [*SWAPPED, (0, "solo"), (2, "catch:0"), (2, "catch:1")],
+     ["B1", "G1 G5 G6", "Y1 Y2 Y3 G7 G8"]),
+    (ANNIVERSARY3, SWAP3, [*SWAPPED, (0, "solo"), (1, "draw"), (0, "catch:1"), (2, "catch:0")],
+     ["B1", "G1 G6 G7 G8", "Y1 Y2 Y3 G4 G5"]),
+    (ANNIVERSARY3, ["pass G1", "protR Y1", "protB Y3"],
+     [(0, "pass"), (1, "protR"), (2, "protB"), (1, "catch:0"), (1, "catch:2")],
+     ["G1 G7 G8", "Y1", "Y3 G5 G6"]),
+    (Config.preset("classic", 3, gifts=True, protection=True), ["Rgift B1", "Y1 Y2 Y3", "protB G1"],
+     [(0, "Rgift:2:B1"), (2, "protB"), (1, "draw")], ["B1 G5 G6", "Y1 Y2 Y3 G4", "G1 G7 G8"]),
+]
+
+
+@pytest.mark.parametrize(("config", "hands", "script", "final"), TWO_WINDOWS)
+def test_two_windows_in_the_mirror_rule_1_8_17(config: Config, hands: list[str],
+                                               script: list[tuple[int, str]], final: list[str]) -> None:
+    """The positions of tests/engine/test_solo_windows.py (1.8.17): the protector's window and
+    the cancelled player's, each with its own late call and catch; classic charges the
+    protector first. Top R6, draw pile B7 B8 G4..G8 (G8 on top)."""
+    state, mirror = scripted(config, hands, "R6", script, draw="B7 B8 G4 G5 G6 G7 G8")
+    assert [sorted(h) for h in mirror.snapshot()["hands"]] == [sorted(h.split()) for h in final]
+
+
+def test_two_windows_in_snapshots_and_samples_rule_1_8_17() -> None:
+    """Both windows read back from a snapshot and from every seat's observation (the search's
+    samples keep them, and what a seat may do depends only on what it knows); bad windows
+    are refused."""
+    rest = Counter(c.text for c in deck(True, True)) - Counter(" ".join([*SWAP3, "R6"]).split())
+    state, _ = scripted(ANNIVERSARY3, SWAP3, "R6", SWAPPED, draw=" ".join(sorted(rest.elements())))
+    snap = state.snapshot()
+    assert [w["seat"] for w in [snap["solo"], *snap["solo_also"]]] == [1, 0]
+    for seat in range(3):
+        for seed in range(5):
+            sample = check_sample(state, seat, seed)
+            assert sample.copy().rollout_checked(seed) < 100000
+    seat0, seat2 = {"seat": 0, "called": False}, {"seat": 2, "called": False}
+    for also in ([{"seat": 1, "called": True}], [seat0, seat2]):  # the same seat twice; three windows
+        with pytest.raises(ValueError):
+            SoloMirror.from_snapshot({**snap, "solo_also": also})
+
+
+def owing_rests(seat: int) -> list[str]:
+    """Hands left after the play that one play could empty (multiples on), then two that cannot."""
+    gift = ["Ggift", "Bgift", "Ygift", None][seat]
+    owing = [f"B{seat + 1}", f"R{seat + 5} G{seat + 5} Y{seat + 5}"]
+    if gift:
+        owing.append(f"{gift} Y{seat + 1}")
+    return owing + [f"B{seat + 1} G{seat + 2}", f"G{seat + 5} Y{seat + 6}"]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 4), st.sampled_from(["window", "with_play"]), st.sampled_from(["gift", "swap", "pass"]),
+       st.data())
+def test_endgames_where_a_protection_leaves_two_windows_match_the_engine_rule_1_8_17(
+        players: int, call: str, kind: str, data: st.DataObject) -> None:
+    """RULES.md 1.8.17: seat 0 plays a Gift, Swap or Pass hands keeping a hand that may need a
+    call, its target (for Pass hands every other seat) protects keeping one that may need a
+    call, each "!" made or not. Then one window per seat owing a call, the last protector's
+    first; in window mode each uncalled one can be caught by another seat, in with_play mode
+    the next action of the seat in turn charges every other uncalled one in that order; and
+    random moves on (late calls and catches included) keep the mirror equal to the engine."""
+    rests = [data.draw(st.sampled_from(owing_rests(seat))).split() for seat in range(players)]
+    target = data.draw(st.integers(1, players - 1))
+    protectors = list(range(1, players)) if kind == "pass" else [target]
+    hands = []
+    for seat in range(players):
+        lead = {"gift": ["Rgift"], "swap": ["Rswap"], "pass": ["pass"]}[kind] if seat == 0 else []
+        shield = [["protR", "protG", "protB"][seat - 1]] if seat in protectors else []
+        spare = ["Y9", "Rrev", f"G{seat + 6}"]
+        others = rests[seat] if seat == 0 or shield else spare[:data.draw(st.integers(1, 3))]
+        hands.append(" ".join(lead + shield + others))
+    config = Config.preset("anniversary", players, call=call)
+    state, mirror = scripted(config, hands, "R9", [], draw=" ".join(["Y1", "Y2", "B1", "B2", "G1", "G2"] * 3))
+
+    def step(seat: int, text: str) -> list[str]:
+        text = str(parse_action(text))  # the canonical text (a Gift's cards in card order)
+        if text.endswith("!") and text not in {str(a) for a in state.legal_actions(seat)}:
+            text = text[:-1]
+        events = state.apply(seat, parse_action(text))
+        mirror.apply(seat, text)
+        assert mirror.snapshot() == engine_snapshot(state), f"{seat} {text}"
+        check_same(mirror, state, f"after {seat} {text}")
+        return [e.kind for e in events]
+
+    bang = data.draw(st.booleans())
+    gift = ",".join(rests[0][:2])
+    lead = {"gift": f"Rgift:{target}:{gift}", "swap": f"Rswap:{target}", "pass": "pass"}[kind]
+    step(0, lead + ("!" if bang else ""))
+    marks = {}
+    for seat in protectors:
+        marks[seat] = data.draw(st.booleans())
+        step(seat, ["protR", "protG", "protB"][seat - 1] + ("!" if marks[seat] else ""))
+    last = protectors[-1]
+    owes = [state.needs_call([parse_card(c) for c in rest]) for rest in rests]
+    expected = [(last, marks[last])] if owes[last] else []
+    if owes[0]:
+        expected.append((0, bang))
+    assert [(w.seat, w.called) for w in state.windows] == expected
+    event(f"{len(expected)} SOLO windows")
+    missed = [seat for seat, called in expected if not called]
+    if call == "window":
+        for owner in missed:
+            catcher = (owner + 1) % players
+            probe = State.from_snapshot(state.snapshot())
+            assert [e.kind for e in probe.apply(catcher, parse_action(f"catch:{owner}"))] == ["catch"]
+            assert len(probe.hands[owner]) == len(state.hands[owner]) + 2
+    else:
+        mover = state.to_move()
+        assert mover is not None
+        probe = State.from_snapshot(state.snapshot())
+        charged = [e.seat for e in probe.apply(mover, parse_action("draw")) if e.kind == "penalty"]
+        assert charged == [seat for seat in missed if seat != mover]
+    for _ in range(20):
+        if state.is_over() or len(state.draw) < 8:
+            break
+        seat = data.draw(st.sampled_from(state.actors())) if data.draw(st.booleans()) else state.to_move()
+        assert seat is not None
+        step(seat, data.draw(st.sampled_from(sorted(str(a) for a in state.legal_actions(seat)))))

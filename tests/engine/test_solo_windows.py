@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cardtable.engine.errors import IllegalAction
+from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.solo import Config, State, new_round, parse_action, parse_card
 from tests.engine.solo_helpers import act, cards, hand, legal, moves, position, refused, top
 
@@ -687,17 +687,17 @@ def test_a_pass_hands_that_goes_through_voids_the_call_rule_1_8_14() -> None:
     assert hand(state, 0) == cards("Y3 Y4") and state.solo_seat is None
 
 
-def test_the_protector_and_the_cancelled_player_both_due_ruling() -> None:
-    """Engine ruling beside 1.8.14: the Protection leaves its player Y2 (its window opens), and
-    the cancelled Gift leaves seat 0 its G1: seat 0's call is judged at once. In with_play mode
-    the missing call costs 2 cards then; the protector's own window goes on as usual."""
+def test_classic_the_protector_and_the_cancelled_player_both_due_rule_1_8_17() -> None:
+    """RULES.md 1.8.17: the Protection leaves its player Y2 and the cancelled Gift leaves
+    seat 0 its G1: two windows. Seat 1 (the protector) moves next: its action closes seat 0's
+    window (2 cards then, not at the Protection) and not its own, which seat 2 closes."""
     state = position("classic", ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7 G8",
                      options={"gifts": True, "protection": True})
     act(state, 0, "Rgift:1:G1")
-    assert act(state, 1, "protR") == ["play", "protect", "penalty"]
-    assert hand(state, 0) == cards("G1 G8 G7")
-    assert (state.solo_seat, state.solo_called) == (1, False)
-    assert act(state, 1, "draw") == ["draw"]  # its own action: its window stays open
+    assert act(state, 1, "protR") == ["play", "protect"]
+    assert hand(state, 0) == ["G1"]
+    assert act(state, 1, "draw") == ["penalty", "draw"]  # seat 0's miss; its own window stays open
+    assert hand(state, 0) == cards("G1 G8 G7") and hand(state, 1) == cards("Y2 G6")
     assert act(state, 2, "draw")[0] == "penalty"  # seat 1's own miss, as usual
     assert len(state.hands[1]) == 4
 
@@ -779,3 +779,133 @@ def test_own_later_play_keeps_the_with_play_penalty_rule_1_8_15() -> None:
     act(state, 0, "R5")
     assert act(state, 1, "draw") == ["penalty", "draw"]
     assert hand(state, 0) == cards("G5 B5 G9 G8")
+
+
+# --- 1.8.17: several SOLO windows at once ---------------------------------------------------
+def swap_protected(protector: str = "protB G1", **options: Any) -> State:
+    """The issue's position (3 players, top R6): seat 0 swaps with seat 1 and seat 1 protects,
+    neither with a call. Seat 0 keeps B1; seat 1 keeps the rest of ``protector``."""
+    state = position("anniversary", ["Rswap B1", protector, "Y1 Y2 Y3"], discard="R6",
+                     draw="G5 G6 G7 G8", options=options)
+    act(state, 0, "Rswap:1")
+    act(state, 1, "protB")
+    return state
+
+
+@pytest.mark.parametrize(("protector", "owes"), [("protB G1", True), ("protB G1 G2", False)])
+def test_the_cancelled_player_and_the_protector_each_have_a_window_rule_1_8_17(
+        protector: str, owes: bool) -> None:
+    """The issue's minimal case: both owe a call; seat 2 catches seat 0 (genuine: seat 0 draws
+    2), then seat 1 (a catch closes no window). The control: a protector left with 2 cards owes
+    no call, and only seat 0's window is open (as before 1.8.17)."""
+    state = swap_protected(protector)
+    assert hand(state, 0) == ["B1"] and state.turn == 1
+    assert "solo" in legal(state, 0) and ("solo" in legal(state, 1)) is owes
+    assert act(state, 2, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("B1 G8 G7") and hand(state, 2) == cards("Y1 Y2 Y3")
+    assert act(state, 2, "catch:1") == (["catch"] if owes else ["false_catch"])
+    assert hand(state, 1) == (cards("G1 G6 G5") if owes else cards("G1 G2"))
+    assert len(state.hands[2]) == (3 if owes else 5)
+
+
+def test_the_protector_may_catch_the_player_it_cancelled_rule_1_8_17() -> None:
+    state = swap_protected()
+    assert act(state, 1, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("B1 G8 G7") and hand(state, 1) == ["G1"]
+    assert "solo" in legal(state, 1)  # its own window stays open, uncalled
+    assert act(state, 0, "catch:1") == ["catch"]
+    assert hand(state, 1) == cards("G1 G6 G5")
+
+
+def test_the_cancelled_player_may_call_late_rule_1_8_17() -> None:
+    """Today's "no missed SOLO call of yours" no more: seat 0's late call is accepted, and
+    then only seat 1 can still be caught."""
+    state = swap_protected()
+    assert act(state, 0, "solo") == ["call"]
+    assert "solo" not in legal(state, 0) and "solo" in legal(state, 1)
+    assert act(state, 2, "catch:0") == ["false_catch"]
+    assert act(state, 2, "catch:1") == ["catch"]
+    assert hand(state, 0) == ["B1"] and hand(state, 1) == cards("G1 G6 G5")
+
+
+def test_each_window_closes_with_an_action_of_another_seat_rule_1_8_17() -> None:
+    """Seat 1's turn closes seat 0's window, not its own; seat 2's closes seat 1's."""
+    state = swap_protected()
+    assert "solo" in legal(state, 0) and "solo" in legal(state, 1)
+    assert act(state, 1, "draw") == ["draw"]  # G8 does not fit on Blue: seat 2's turn
+    assert "solo" not in legal(state, 0) and "solo" in legal(state, 1)
+    assert act(state, 2, "catch:0") == ["false_catch"]
+    assert act(state, 2, "draw") == ["draw"]
+    assert "solo" not in legal(state, 1)
+    assert act(state, 0, "catch:1") == ["false_catch"]
+
+
+def test_a_pass_hands_everyone_protects_leaves_the_last_protector_and_the_passer_rule_1_8_17() -> None:
+    """Seat 1 protects (Y1 left), then seat 2 (Y3 left): seat 2's Protection closes seat 1's
+    window; seat 0 kept G1. Open: seat 2's window and seat 0's."""
+    state = position("anniversary", ["pass G1", "protR Y1", "protB Y3"], draw="G5 G6 G7 G8")
+    act(state, 0, "pass")
+    act(state, 1, "protR")
+    act(state, 2, "protB")
+    assert [s for s in range(3) if "solo" in legal(state, s)] == [0, 2]
+    assert act(state, 1, "catch:0") == ["catch"]
+    assert act(state, 1, "catch:2") == ["catch"]
+    assert act(state, 0, "catch:1") == ["false_catch"]
+    assert [len(h) for h in state.hands] == [1 + 2 + 2, 1, 1 + 2]
+
+
+@pytest.mark.parametrize("kind", ["gift", "swap"])
+def test_classic_the_protector_draws_first_when_both_windows_close_together_rule_1_8_17(
+        kind: str) -> None:
+    """Call-with-play, 3 players, draw pile G4..G8 (G8 on top). Gift: seat 2 protects and
+    seat 1 moves next, closing both windows: seat 2 draws G8 G7, then seat 0 G6 G5, then seat 1
+    draws G4. Swap (G3..G8): seat 1 protects and moves next, closing seat 0's window only
+    (G8 G7); seat 2's action closes seat 1's."""
+    options = {"gifts": True, "protection": True}
+    if kind == "gift":
+        state = position("classic", ["Rgift B1", "Y1 Y2 Y3", "protB G1"], discard="R6",
+                         draw="G4 G5 G6 G7 G8", options=options)
+        act(state, 0, "Rgift:2:B1")
+        assert act(state, 2, "protB") == ["play", "protect"]  # nothing drawn yet
+        assert state.turn == 1
+        assert act(state, 1, "draw") == ["penalty", "penalty", "draw"]
+        assert (hand(state, 2), hand(state, 0), hand(state, 1)) == (
+            cards("G1 G8 G7"), cards("B1 G6 G5"), cards("Y1 Y2 Y3 G4"))
+    else:
+        state = position("classic", ["Rswap B1", "protB G1", "Y1 Y2 Y3"], discard="R6",
+                         draw="G3 G4 G5 G6 G7 G8", options=options)
+        act(state, 0, "Rswap:1")
+        assert act(state, 1, "protB") == ["play", "protect"]
+        assert act(state, 1, "draw") == ["penalty", "draw"]
+        assert (hand(state, 0), hand(state, 1)) == (cards("B1 G8 G7"), cards("G1 G6"))
+        assert act(state, 2, "draw") == ["penalty", "draw"]
+        assert (hand(state, 1), hand(state, 2)) == (cards("G1 G6 G5 G4"), cards("Y1 Y2 Y3 G3"))
+
+
+def test_two_windows_in_the_snapshot_and_the_observation_rule_1_8_17() -> None:
+    """The protector's window first (its penalty is drawn first); a snapshot with two windows
+    reads back the same."""
+    state = swap_protected()
+    snap = state.snapshot()
+    assert snap["solo"] == {"seat": 1, "called": False}
+    assert snap["solo_also"] == [{"seat": 0, "called": False}]
+    assert State.from_snapshot(snap).snapshot() == snap
+    obs = state.observation(2)
+    assert (obs["solo"], obs["solo_also"]) == (snap["solo"], snap["solo_also"])
+
+
+def test_a_snapshot_with_one_window_is_unchanged_so_old_logs_verify() -> None:
+    """The digest of a one-window position, pinned before 1.8.17: logs written then replay."""
+    state = swap_protected("protB G1 G2")
+    assert "solo_also" not in state.snapshot() and state.snapshot()["solo"] == {"seat": 0, "called": False}
+    assert state.digest() == "a2b18bd917b95c4a14e3945396276042be9702cac4b6ffc69f054f54e6f1821d"
+    assert state.observation(2)["solo_also"] == []
+
+
+@pytest.mark.parametrize("solo_also", [[{"seat": 1, "called": False}], [{"seat": 9, "called": True}], {},
+                                       "x"])
+def test_a_bad_second_window_in_a_snapshot_is_refused(solo_also: Any) -> None:
+    snap = swap_protected().snapshot()
+    snap["solo_also"] = solo_also
+    with pytest.raises(ParseError, match="bad SOLO snapshot"):
+        State.from_snapshot(snap)
