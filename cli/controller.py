@@ -469,6 +469,12 @@ class NetSession(BaseSession):
             self._emit(Note("table", None, text))
 
 
+def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The open SOLO windows of a SOLO observation (RULES 1.8.17: there may be two), first first."""
+    first = obs.get("solo")
+    return [] if first is None else [first, *obs.get("solo_also", [])]
+
+
 def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     """Peer events about the table (not the game) in words; None for the ones not worth telling."""
     seat = data.get("seat")
@@ -948,14 +954,9 @@ class Controller:
         legal = self.session.legal()
         if obs is None or obs["game"] != "solo":
             return legal
-        genuine = self._genuine_catch_target(obs)
-        return [a for a in legal if not str(a).startswith("catch:") or str(a) == f"catch:{genuine}"]
-
-    def _genuine_catch_target(self, obs: dict[str, Any]) -> int | None:
-        solo = obs.get("solo")
-        if solo and not solo["called"] and solo["seat"] != self.seat:
-            return int(solo["seat"])
-        return None
+        genuine = {f"catch:{w['seat']}" for w in solo_windows(obs)
+                   if not w["called"] and w["seat"] != self.seat}
+        return [a for a in legal if not str(a).startswith("catch:") or str(a) in genuine]
 
     def playable_cards(self) -> set[str]:
         """The SOLO cards of the hand that some move worth offering plays now (in turn or not)."""
@@ -1036,10 +1037,8 @@ class Controller:
                 row["chips"] = obs["chips"][s]
                 row["flipped"] = obs["flipped"][s]
             else:
-                solo = obs.get("solo")
-                row["solo"] = None
-                if solo is not None and solo["seat"] == s:
-                    row["solo"] = "called" if solo["called"] else "missed"
+                row["solo"] = next(("called" if w["called"] else "missed" for w in solo_windows(obs)
+                                    if w["seat"] == s), None)
             rows.append(row)
         return rows
 

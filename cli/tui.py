@@ -26,7 +26,7 @@ from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from cardtable.cli.cards import colour_in_force, scout_card, solo_card, top_card
-from cardtable.cli.controller import COLOUR_NAMES, Controller, Question
+from cardtable.cli.controller import COLOUR_NAMES, Controller, Question, solo_windows
 from cardtable.cli.words import plural
 
 
@@ -185,8 +185,7 @@ class TableApp(App[str | None]):
             if react:
                 lines.append(f"Protection window: {react['kind']} by {escape(names[react['by']])}, "
                              f"waiting for seat {react['pending'][0]}")
-            solo = obs.get("solo")
-            if solo:
+            for solo in solo_windows(obs):
                 state = "called SOLO!" if solo["called"] else "[b red]has not called SOLO[/]"
                 lines.append(f"{escape(names[solo['seat']])} (seat {solo['seat']}) {state}")
         else:

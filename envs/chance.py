@@ -92,8 +92,7 @@ class SoloDeal:
 
 def solo_cards_to_draw(state: Any, seat: int, action: Any) -> int:
     """How many cards applying ``action`` will draw (0 for most actions)."""
-    missed = (state.config.call == "with_play" and state.solo_seat is not None
-              and not state.solo_called and state.solo_seat != seat)
+    missed = state.config.call == "with_play" and any(not w.called and w.seat != seat for w in state.windows)
     if not (missed or action == DRAW or isinstance(action, Catch)):
         return 0
     trial = copy.deepcopy(state)

@@ -208,9 +208,9 @@ def features(obs: dict[str, Any], path: Sequence[int], asked: str) -> np.ndarray
 
 def open_call_catches(state: Any, seat: int, legal: list[Any]) -> list[Any]:
     """``legal`` less the catches that cannot succeed: a catch is kept only when aimed at
-    the seat whose SOLO window is open and uncalled (public knowledge)."""
-    target = state.solo_seat if not state.solo_called else None
-    return [a for a in legal if not isinstance(a, Catch) or a.target == target]
+    a seat whose SOLO window is open and uncalled (public knowledge)."""
+    targets = {w.seat for w in state.windows if not w.called}
+    return [a for a in legal if not isinstance(a, Catch) or a.target in targets]
 
 
 def card_face(card: Card) -> int:

@@ -452,3 +452,17 @@ def test_plain_announces_out_of_turn_chances() -> None:
     p.poll()
     assert "You jump in with R5" in out.getvalue().splitlines()
     assert err.getvalue() == ""
+
+
+def test_both_open_solo_windows_are_shown_and_each_can_be_caught() -> None:
+    """RULES 1.8.17: a Protection against a Swap leaves the protector and the swapper owing a
+    call; seat 2 sees both marked and may catch either (and no one else)."""
+    match = solo_match(["Rswap B1", "protB G1", "Y1 Y2 Y3"], discard="R6")  # anniversary: window mode
+    assert match.config.call == "window"
+    match.apply(0, match.parse_action("Rswap:1"))
+    match.apply(1, match.parse_action("protB"))
+    c = Controller(LocalSession(match, 2, "heuristic"))
+    rows = {row["seat"]: row["solo"] for row in c.players()}
+    assert rows == {0: "missed", 1: "missed", 2: None}
+    catches = sorted(str(a) for a in c.actions() if str(a).startswith("catch:"))
+    assert catches == ["catch:0", "catch:1"]
