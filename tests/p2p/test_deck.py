@@ -1,0 +1,208 @@
+"""Hidden hands (docs/hidden-hands.md): the joint deal and its openings for every player count of
+both games, determinism, and a member's own view (what its machine can compute)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from cardtable.p2p.hidden.deal import Deal, DealSpec, dealt_cards, run
+from cardtable.p2p.hidden.decks import scout_names, solo_names
+from cardtable.p2p.hidden.group import DeckError, card_points, invert, mul, product, smul
+from cardtable.p2p.hidden.member import Layer, new_seed
+from cardtable.p2p.hidden.opening import KeyRing, orientation
+from cardtable.p2p.identity import Identity
+
+TABLE = bytes(range(16))
+HAND = {"solo": 8, "scout": {2: 11, 3: 12, 4: 11, 5: 9}}
+
+
+def identities(n: int) -> list[Identity]:
+    return [Identity.from_seed(bytes([i + 1]) * 32) for i in range(n)]
+
+
+def seeds(n: int, salt: int = 0) -> list[bytes]:
+    return [new_seed(hashlib.sha512(b"deck-test/%d/%d" % (salt, i)).digest()) for i in range(n)]
+
+
+def spec_for(members: Sequence[bytes], size: int, deal_no: int = 0, first_slot: int = 0,
+             round_no: int = 0, cards: Sequence[int] | None = None) -> DealSpec:
+    return DealSpec(TABLE, round_no, deal_no, tuple(members), tuple(cards if cards is not None else range(size)),
+                    first_slot)
+
+
+@dataclass
+class Table:
+    """A round's deal among ``n`` honest members, with every member's layer (the test knows all)."""
+
+    names: tuple[str, ...]
+    ids: list[Identity]
+    seeds: list[bytes]
+    points: tuple[bytes, ...]
+    spec: DealSpec
+    deal: Deal
+    layers: list[Layer] = field(default_factory=list)
+
+    @property
+    def members(self) -> list[bytes]:
+        return [i.key for i in self.ids]
+
+    def truth(self) -> list[int]:
+        return dealt_cards(self.spec, self.layers)
+
+    def lookup(self) -> dict[bytes, int]:
+        return {p: c for c, p in enumerate(self.points)}
+
+    def ring_for(self, holder: int, slots: Sequence[int]) -> KeyRing:
+        """The holder's keyring after every other member sent its keys for ``slots``."""
+        ring = KeyRing(self.members)
+        for slot in slots:
+            for j, layer in enumerate(self.layers):
+                ring.put(slot, self.members[j], layer.keys[slot - self.spec.first_slot])
+        return ring
+
+
+def deal_table(names: Sequence[str], n: int, salt: int = 0, game: str = "solo") -> Table:
+    ids = identities(n)
+    s = seeds(n, salt)
+    points = card_points(TABLE, game, names)
+    spec = spec_for([i.key for i in ids], len(names))
+    deal = run(spec, s, points)
+    return Table(tuple(names), ids, s, points, spec, deal, [spec.layer(x) for x in s])
+
+
+def hands(n: int, per_hand: int) -> dict[int, list[int]]:
+    """Slots dealt one at a time from slot 0, seat 0 first."""
+    return {seat: [i for i in range(per_hand * n) if i % n == seat] for seat in range(n)}
+
+
+@pytest.mark.parametrize(("game", "n"), [("solo", n) for n in range(2, 11)] + [("scout", n) for n in range(2, 6)])
+def test_every_holder_opens_exactly_its_cards_at_every_player_count(game: str, n: int) -> None:
+    names = solo_names(True, True) if game == "solo" else scout_names(n)
+    table = deal_table(names, n, salt=n, game=game)
+    truth = table.truth()
+    assert sorted(truth) == list(range(len(names)))  # a permutation: every card once
+    per_hand = HAND["solo"] if game == "solo" else HAND["scout"][n]  # type: ignore[index]
+    if game == "scout" and n == 2:
+        per_hand = 11  # round 1's hands; the other 22 are set aside (a fresh deal in round 2)
+    lookup = table.lookup()
+    slots = table.deal.slots
+    for seat, mine in hands(n, per_hand).items():
+        ring = table.ring_for(seat, mine)
+        assert [ring.open(i, slots[i], lookup) for i in mine] == [truth[i] for i in mine]
+        if game == "scout":
+            orient = [orientation(TABLE, i, ring.combined(i)) for i in mine]
+            assert set(orient) <= {0, 1}
+    if game == "scout":
+        bits = [orientation(TABLE, i, product([la.keys[i] for la in table.layers])) for i in range(len(names))]
+        assert 0 < sum(bits) < len(bits)  # both ways up occur
+
+
+def test_the_deal_is_a_deterministic_function_of_the_seeds() -> None:
+    names = scout_names(5)
+    a, b = deal_table(names, 5, salt=1), deal_table(names, 5, salt=1)
+    assert a.deal.steps == b.deal.steps and a.truth() == b.truth()
+    other = seeds(5, 1)
+    other[3] = seeds(5, 2)[3]  # one member's seed differs
+    points = card_points(TABLE, "solo", names)
+    c = run(a.spec, other, points)
+    assert c.steps[:3] == a.deal.steps[:3]  # the steps before that member's are the same
+    assert not set(c.slots) & set(a.deal.slots)  # every final slot point differs
+    assert dealt_cards(a.spec, [a.spec.layer(x) for x in other]) != a.truth()
+
+
+def test_two_copies_of_one_face_have_different_points_and_a_deal_never_shows_a_pair() -> None:
+    names = solo_names(False, False)
+    assert names.count("wild") == 4
+    table = deal_table(names, 3)
+    assert len(set(table.points)) == len(names)
+    for step in table.deal.steps:
+        assert len(set(step)) == len(step)
+
+
+def test_a_holder_without_every_key_cannot_open_and_learns_whose_is_missing() -> None:
+    table = deal_table(scout_names(3), 3)
+    ring = KeyRing(table.members)
+    ring.put(0, table.members[0], table.layers[0].keys[0])
+    ring.put(0, table.members[2], table.layers[2].keys[0])
+    assert ring.missing(0) == [table.members[1]]
+    with pytest.raises(DeckError, match="no key yet from " + table.members[1].hex()[:8]):
+        ring.open(0, table.deal.slots[0], table.lookup())
+
+
+# --- a member's own view -------------------------------------------------------------------------
+
+def view_opens(table: Table, me: int, received: dict[int, dict[int, bytes]],
+               public: dict[int, bytes]) -> dict[int, int]:
+    """Every slot member ``me``'s machine can open from what it holds: its seed (its own shuffle
+    scalar and keys), the keys it received (``received[slot][member]``), the public combined keys of
+    played cards, and every published point of the slot (each lock step and the final one). It tries
+    every product of up to two of its scalars or their inverses, and the product of all the keys it
+    has for the slot, on every point of the slot: what it finds is what it knows."""
+    layer = table.layers[me]
+    scalars = [layer.shuffle, *layer.keys, *public.values()]
+    scalars += [k for by in received.values() for k in by.values()]
+    scalars = list(dict.fromkeys(scalars))
+    singles = scalars + [invert(s) for s in scalars]
+    tries = set(singles) | {smul(a, b) for a, b in itertools.combinations(singles, 2)}
+    lookup = table.lookup()
+    n = len(table.members)
+    found: dict[int, int] = {}
+    for slot in range(table.spec.size):
+        mine = {me: layer.keys[slot], **received.get(slot, {})}
+        slot_tries = set(tries)
+        if len(mine) == n:
+            slot_tries.add(invert(product(list(mine.values()))))
+        points = [step[slot] for step in table.deal.steps[n:]]
+        for x, point in itertools.product(slot_tries, points):
+            card = lookup.get(mul(x, point))
+            if card is not None:
+                found[slot] = card
+    return found
+
+
+def routed_keys(table: Table, me: int, my_slots: Sequence[int]) -> dict[int, dict[int, bytes]]:
+    return {slot: {j: table.layers[j].keys[slot] for j in range(len(table.members)) if j != me}
+            for slot in my_slots}
+
+
+def test_a_members_machine_knows_exactly_the_cards_its_seat_may_see() -> None:
+    """A small deal of 6 cards among 3 members: each holds one slot, slot 3 was played (public),
+    slots 4 and 5 are face down. Whatever a member computes from its seed, the keys it received and
+    the log, it finds its own card and the played one, and nothing else."""
+    names = [f"c{i}" for i in range(6)]
+    table = deal_table(names, 3, salt=7)
+    truth = table.truth()
+    public = {3: product([la.keys[3] for la in table.layers])}
+    for me in range(3):
+        found = view_opens(table, me, routed_keys(table, me, [me]), public)
+        assert found == {me: truth[me], 3: truth[3]}
+
+
+def test_the_view_check_sees_a_key_sent_to_the_wrong_member() -> None:
+    """Control for the test above: a planted routing bug (member 1 also gets the other members' keys of slot 4)
+    shows as a card member 1 may not see."""
+    names = [f"c{i}" for i in range(6)]
+    table = deal_table(names, 3, salt=7)
+    received = routed_keys(table, 1, [1, 4])
+    found = view_opens(table, 1, received, {})
+    assert 4 in found and found[4] == table.truth()[4]
+
+
+def test_the_view_check_sees_a_layer_that_reuses_one_key_for_every_slot() -> None:
+    """Control: had the per-slot keys been one key per member, the keys a holder gets for its own
+    slot would open every slot (the check finds them)."""
+    names = [f"c{i}" for i in range(6)]
+    table = deal_table(names, 2, salt=3)
+    table.layers = [Layer(la.perm, la.shuffle, la.unshuffle, (la.keys[0],) * 6) for la in table.layers]
+    table.deal = Deal(table.spec)
+    from cardtable.p2p.hidden.deal import make_step
+    for t in range(table.spec.steps):
+        table.deal.add(make_step(table.spec, t, table.layers[table.spec.author(t)],
+                                 table.deal.previous(table.points)))
+    found = view_opens(table, 0, routed_keys(table, 0, [0]), {})
+    assert set(found) == set(range(6))
