@@ -26,7 +26,7 @@ from cardtable.p2p.hidden.group import SCALAR_BYTES, DeckError, scalar_int
 from cardtable.p2p.identity import Identity, verify
 
 SECRET = 12
-MAX_KEYS = 12
+MAX_KEYS = 8
 BUNDLE_DOMAIN = b"cardtable/hidden/keys/"
 SECRET_CONTEXT = b"cardtable/secret/"
 NONCE_BYTES = 24

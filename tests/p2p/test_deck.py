@@ -31,8 +31,8 @@ def seeds(n: int, salt: int = 0) -> list[bytes]:
 
 def spec_for(members: Sequence[bytes], size: int, deal_no: int = 0, first_slot: int = 0,
              round_no: int = 0, cards: Sequence[int] | None = None) -> DealSpec:
-    return DealSpec(TABLE, round_no, deal_no, tuple(members), tuple(cards if cards is not None else range(size)),
-                    first_slot)
+    dealt = tuple(cards if cards is not None else range(size))
+    return DealSpec(TABLE, round_no, deal_no, tuple(members), dealt, first_slot)
 
 
 @dataclass
@@ -80,7 +80,10 @@ def hands(n: int, per_hand: int) -> dict[int, list[int]]:
     return {seat: [i for i in range(per_hand * n) if i % n == seat] for seat in range(n)}
 
 
-@pytest.mark.parametrize(("game", "n"), [("solo", n) for n in range(2, 11)] + [("scout", n) for n in range(2, 6)])
+COUNTS = [("solo", n) for n in range(2, 11)] + [("scout", n) for n in range(2, 6)]
+
+
+@pytest.mark.parametrize(("game", "n"), COUNTS)
 def test_every_holder_opens_exactly_its_cards_at_every_player_count(game: str, n: int) -> None:
     names = solo_names(True, True) if game == "solo" else scout_names(n)
     table = deal_table(names, n, salt=n, game=game)
@@ -98,7 +101,8 @@ def test_every_holder_opens_exactly_its_cards_at_every_player_count(game: str, n
             orient = [orientation(TABLE, i, ring.combined(i)) for i in mine]
             assert set(orient) <= {0, 1}
     if game == "scout":
-        bits = [orientation(TABLE, i, product([la.keys[i] for la in table.layers])) for i in range(len(names))]
+        combined = [product([la.keys[i] for la in table.layers]) for i in range(len(names))]
+        bits = [orientation(TABLE, i, k) for i, k in enumerate(combined)]
         assert 0 < sum(bits) < len(bits)  # both ways up occur
 
 
@@ -184,8 +188,8 @@ def test_a_members_machine_knows_exactly_the_cards_its_seat_may_see() -> None:
 
 
 def test_the_view_check_sees_a_key_sent_to_the_wrong_member() -> None:
-    """Control for the test above: a planted routing bug (member 1 also gets the other members' keys of slot 4)
-    shows as a card member 1 may not see."""
+    """Control for the test above: a planted routing bug (member 1 also gets the other members'
+    keys of slot 4) shows as a card member 1 may not see."""
     names = [f"c{i}" for i in range(6)]
     table = deal_table(names, 3, salt=7)
     received = routed_keys(table, 1, [1, 4])
