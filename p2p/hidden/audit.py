@@ -1,12 +1,14 @@
 """The audit at a round's end: every member has revealed its seed; every peer checks each
 commitment, rebuilds every step from the seeds, opens every slot and checks what was claimed.
 
-Each step is rebuilt from its author's seed and the *published* step before it, so a wrong step is
-pinned on its author alone. The checks run in this order, and the first fault is the one the table
-names (every peer finds the same, from the same log): reveals (withheld, or not matching the
-commitment), escrow commitments, the steps of each deal in order, key bundles a holder presented as
-evidence (a wrong key names its sender; a right key in a deal that checks out names the accuser),
-public openings (a card a slot does not hold).
+The steps are rebuilt from the seeds, from the deal's start, and compared with the digests in the
+log: the first step that differs is pinned on its author (the later ones were built on it, so they
+are not blamed; a deal with a wrong step is void, so no later cheat in it matters). The checks run
+in this order, and the first fault is the one the table names (every peer finds the same, from the
+same log): reveals (withheld, or not matching the commitment), escrow commitments, the steps of
+each deal in order, key bundles a holder presented as evidence (a wrong key names its sender; a
+right key in a deal that checks out names the accuser), public openings (a card a slot does not
+hold).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 
 from cardtable.p2p.hidden import escrow
 from cardtable.p2p.hidden.bundles import Bundle
-from cardtable.p2p.hidden.deal import Deal, dealt_cards, make_step, start
+from cardtable.p2p.hidden.deal import Deal, dealt_cards, make_step, start, step_digest
 from cardtable.p2p.hidden.group import DeckError, product
 from cardtable.p2p.hidden.member import Layer, check_seed, commitment
 from cardtable.p2p.hidden.opening import PublicOpen, check_open, orientation
@@ -87,9 +89,11 @@ def _seeds(record: RoundRecord, faults: list[Fault]) -> dict[bytes, bytes]:
 
 
 def _step_fault(deal: Deal, t: int, expected: list[bytes]) -> str:
-    published = deal.steps[t]
     if deal.spec.kind(t) == "lock":
         return f"published a wrong lock at step {t}"
+    published = deal.points.get(t)
+    if published is None:  # only its digest is in the log
+        return f"published a wrong shuffle at step {t}"
     why = "a wrong permutation" if sorted(published) == sorted(expected) else "a wrong layer"
     return f"published a wrong shuffle at step {t} ({why})"
 
@@ -111,23 +115,18 @@ def audit(record: RoundRecord, card_points: Sequence[bytes]) -> AuditReport:
         spec = deal.spec
         layers = {m: spec.layer(seeds[m]) for m in spec.members if m in seeds}
         clean = len(layers) == len(spec.members)
-        for t in range(spec.steps):
+        expected = start(spec, card_points)
+        for t in range(spec.steps if clean else 0):
             author = spec.members[spec.author(t)]
-            if t >= len(deal.steps):
+            expected = make_step(spec, t, layers[author], expected)
+            if t >= len(deal.digests):
                 faults.append(Fault(author, "step", f"did not publish step {t}", spec.deal_no, t))
                 clean = False
                 break
-            if author not in layers:
-                continue
-            prev = deal.steps[t - 1] if t else start(spec, card_points)
-            try:
-                expected = make_step(spec, t, layers[author], prev)
-            except DeckError:
-                clean = False  # the previous step holds a non-point: its author is named there
-                continue
-            if expected != deal.steps[t]:
+            if step_digest(spec, t, expected) != deal.digests[t]:
                 faults.append(Fault(author, "step", _step_fault(deal, t, expected), spec.deal_no, t))
-                clean = False
+                clean = False  # the later steps are built on this one: only its author is named
+                break
         for m, layer in layers.items():
             for i, k in enumerate(layer.keys):
                 keys[(m, spec.first_slot + i)] = k

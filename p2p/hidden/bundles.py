@@ -7,9 +7,12 @@ receiver can put a bundle in a ``fault`` entry as evidence (``payloads``): the s
 the sender sent, and the sender's revealed seed proves what it should have sent.
 
 A ``SECRET`` body (message type 12) is ``[12, table id, sender, receiver, nonce, stamp, box]``:
-``box`` is XChaCha20-Poly1305 of the bundle under the pair key of sender and receiver
+``box`` is XChaCha20-Poly1305 of one item under the pair key of sender and receiver
 (``Identity.pair_key`` with ``SECRET_CONTEXT + table id``), the other six fields packed as its
-associated data. Only the receiver can read it; only the two of them could have made it.
+associated data. Only the receiver can read it; only the two of them could have made it. An item
+is ``["keys", bundle]``, ``["step", deal, step, first, points]`` (a step on its way to the next
+member: not secret, but this is the one member-to-member message) or ``["want", deal, step, numbers]``
+(asking again for keys, step -1, or for the chunks of a step).
 """
 
 from __future__ import annotations
@@ -120,20 +123,81 @@ def _pair_key(me: Identity, other: bytes, table_id: bytes) -> bytes:
     return key
 
 
-def encode_secret(me: Identity, bundle: Bundle, nonce: bytes, stamp: int) -> bytes:
-    """The ``SECRET`` body carrying ``bundle`` (framing and the optional passphrase seal are the
-    wire's, as for every message). ``nonce``: 24 random bytes (``os.urandom``)."""
+STEP_POINTS = 28  # points of a step in one SECRET (a datagram's worth)
+
+
+@dataclass(frozen=True, slots=True)
+class StepChunk:
+    """Points ``first ..`` of step ``step`` of deal ``deal_no``, sent to the next step's author."""
+
+    deal_no: int
+    step: int
+    first: int
+    points: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Want:
+    """A receiver asking again: the keys of ``slots`` (``step`` -1), or the chunks of a step that
+    start at ``slots`` (each a first index)."""
+
+    deal_no: int
+    step: int
+    slots: tuple[int, ...]
+
+
+Content = Bundle | StepChunk | Want
+
+
+def _content(item: Content) -> list[Any]:
+    if isinstance(item, Bundle):
+        return ["keys", item.wire()]
+    if isinstance(item, StepChunk):
+        if not 1 <= len(item.points) <= STEP_POINTS:
+            raise DeckError(f"a step chunk carries 1 to {STEP_POINTS} points")
+        return ["step", item.deal_no, item.step, item.first, b"".join(item.points)]
+    return ["want", item.deal_no, item.step, b"".join(s.to_bytes(2, "big") for s in item.slots)]
+
+
+def _read_content(raw: Any) -> Content:
+    if type(raw) is not list or not raw:
+        raise DeckError("not a secret")
+    if raw[0] == "keys" and len(raw) == 2:
+        return read_bundle(_field(raw[1], bytes))
+    if raw[0] == "step" and len(raw) == 5:
+        data = _field(raw[4], bytes)
+        if not 0 < len(data) <= 32 * STEP_POINTS or len(data) % 32:
+            raise DeckError("not a step chunk")
+        deal_no, step, first = (_field(v, int) for v in raw[1:4])
+        if not (0 <= deal_no < 256 and 0 <= step < 20 and 0 <= first < 512):
+            raise DeckError("not a step chunk")
+        return StepChunk(deal_no, step, first, tuple(data[i:i + 32] for i in range(0, len(data), 32)))
+    if raw[0] == "want" and len(raw) == 4:
+        data = _field(raw[3], bytes)
+        deal_no, step = _field(raw[1], int), _field(raw[2], int)
+        if len(data) % 2 or len(data) > 1024 or not (0 <= deal_no < 256 and -1 <= step < 20):
+            raise DeckError("not a request")
+        numbers = tuple(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
+        return Want(deal_no, step, numbers)
+    raise DeckError("not a secret")
+
+
+def encode_secret(me: Identity, table_id: bytes, receiver: bytes, item: Content, nonce: bytes,
+                  stamp: int) -> bytes:
+    """The ``SECRET`` body carrying ``item`` to ``receiver`` (framing and the optional passphrase
+    seal are the wire's, as for every message). ``nonce``: 24 random bytes (``os.urandom``)."""
     if len(nonce) != NONCE_BYTES:
         raise DeckError("a nonce is 24 bytes")
-    head = [SECRET, bundle.table_id, me.key, bundle.receiver, nonce, stamp]
+    head = [SECRET, table_id, me.key, receiver, nonce, stamp]
     box = sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        bundle.wire(), _pack(head), nonce, _pair_key(me, bundle.receiver, bundle.table_id))
+        _pack(_content(item)), _pack(head), nonce, _pair_key(me, receiver, table_id))
     return _pack([*head, bytes(box)])
 
 
-def decode_secret(me: Identity, table_id: bytes, body: bytes) -> tuple[Bundle, int]:
-    """The bundle a ``SECRET`` body carries to ``me``, and the sender's stamp; a DeckError if it is
-    not for this table and this member, does not open, or its bundle does not match its head."""
+def decode_secret(me: Identity, table_id: bytes, body: bytes) -> tuple[bytes, Content, int]:
+    """The sender, the item a ``SECRET`` body carries to ``me``, and the sender's stamp; a DeckError
+    if it is not for this table and this member, does not open, or a bundle in it is not the
+    sender's to this member."""
     raw = _field(_unpack(body), list, 7)
     if raw[0] != SECRET or raw[1] != table_id or raw[3] != me.key:
         raise DeckError("a secret for someone else")
@@ -144,7 +208,7 @@ def decode_secret(me: Identity, table_id: bytes, body: bytes) -> tuple[Bundle, i
             _field(raw[6], bytes), _pack(raw[:6]), nonce, _pair_key(me, sender, table_id))
     except (nacl.exceptions.CryptoError, ValueError, TypeError):
         raise DeckError("a secret that does not open") from None
-    bundle = read_bundle(bytes(plain))
-    if (bundle.table_id, bundle.sender, bundle.receiver) != (table_id, sender, me.key):
+    item = _read_content(_unpack(bytes(plain)))
+    if isinstance(item, Bundle) and (item.table_id, item.sender, item.receiver) != (table_id, sender, me.key):
         raise DeckError("a secret whose bundle is not its sender's to this member")
-    return bundle, int(stamp)
+    return sender, item, int(stamp)

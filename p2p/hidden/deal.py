@@ -6,10 +6,15 @@ canonical deck; a SOLO reshuffle: the discard pile as it lies, known to all). St
 (lock): member ``t - n`` publishes ``(k_i / s) * prev[i]`` for each slot ``i``. At the end slot ``i``
 holds ``(prod_j k_{j,i}) * P(card)``: every shuffle scalar is gone and every member's per-slot key
 is on it, so a slot opens only with every member's key for it.
+
+Only the next member needs a step's points: a step goes to it directly, and the log holds the step's
+digest (``step_digest``), which binds its author to it; the last step goes in the log in full, as
+everyone needs it. The audit rebuilds the steps from the seeds and compares digests.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +23,7 @@ from cardtable.p2p.hidden.member import Layer
 
 MAX_MEMBERS = 10
 MAX_SLOTS = 512
+STEP_DOMAIN = b"cardtable/hidden/step/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,42 +90,76 @@ def shape_fault(spec: DealSpec, points: Sequence[object]) -> str | None:
     return None
 
 
+def step_digest(spec: DealSpec, step: int, points: Sequence[bytes]) -> bytes:
+    """What the log holds of a step passed from member to member: ``SHA-256(STEP_DOMAIN || table id ||
+    round (4 bytes) || deal (2) || step (1) || the points)``."""
+    head = spec.round_no.to_bytes(4, "big") + spec.deal_no.to_bytes(2, "big") + bytes([step])
+    return hashlib.sha256(STEP_DOMAIN + spec.table_id + head + b"".join(points)).digest()
+
+
 @dataclass
 class Deal:
-    """The published steps of one deal, as a member's machine collects them from the log."""
+    """One deal as a member's machine follows it: every step's digest (from the log), and the points
+    of the steps it has (the one before its own, sent by its author; the last one, which is in the
+    log in full; any step put in the log as a fallback). Tests and the benchmark hold them all."""
 
     spec: DealSpec
-    steps: list[list[bytes]] = field(default_factory=list)
+    digests: list[bytes] = field(default_factory=list)
+    points: dict[int, list[bytes]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
-        return len(self.steps) == self.spec.steps
+        return len(self.digests) == self.spec.steps and self.spec.steps - 1 in self.points
 
     @property
     def next_author(self) -> int:
         """The member whose step is due (``spec.members`` index); only while not complete."""
-        return self.spec.author(len(self.steps))
+        return self.spec.author(len(self.digests))
 
-    def add(self, points: Sequence[bytes]) -> None:
-        """Take the next step; a DeckError (naming the fault) if its shape is wrong. A point
-        outside the group is found when the next member uses it (``make_step`` raises)."""
-        if self.complete:
+    def add(self, digest: bytes | None, points: Sequence[bytes] | None = None) -> None:
+        """The next step: its digest from the log and, when this machine has them, its points (the
+        last step's digest is that of its points). A DeckError names what is wrong."""
+        t = len(self.digests)
+        if t == self.spec.steps:
             raise DeckError("the deal is complete")
+        if points is None:
+            if digest is None or t == self.spec.steps - 1:
+                raise DeckError(f"step {t}: the last step goes in the log in full")
+            self.digests.append(digest)
+            return
+        self._check(t, points, digest)
+        self.digests.append(digest or step_digest(self.spec, t, points))
+        self.points[t] = list(points)
+
+    def attach(self, t: int, points: Sequence[bytes]) -> None:
+        """The points of step ``t``, whose digest is already in: a DeckError unless they match it."""
+        if not 0 <= t < len(self.digests):
+            raise DeckError(f"step {t} has no digest yet")
+        self._check(t, points, self.digests[t])
+        self.points[t] = list(points)
+
+    def _check(self, t: int, points: Sequence[bytes], digest: bytes | None) -> None:
         fault = shape_fault(self.spec, points)
         if fault is not None:
-            raise DeckError(f"step {len(self.steps)}: {fault}")
-        self.steps.append(list(points))
+            raise DeckError(f"step {t}: {fault}")
+        if digest is not None and step_digest(self.spec, t, points) != digest:
+            raise DeckError(f"step {t}: the points do not match the digest in the log")
 
     def previous(self, card_points: Sequence[bytes]) -> list[bytes]:
         """The deck the next step starts from."""
-        return self.steps[-1] if self.steps else start(self.spec, card_points)
+        t = len(self.digests)
+        if t == 0:
+            return start(self.spec, card_points)
+        if t - 1 not in self.points:
+            raise DeckError(f"step {t - 1}: its points have not arrived")
+        return self.points[t - 1]
 
     @property
     def slots(self) -> list[bytes]:
         """The final deck: slot ``first_slot + i`` holds ``slots[i]``."""
         if not self.complete:
             raise DeckError("the deal is not complete")
-        return self.steps[-1]
+        return self.points[self.spec.steps - 1]
 
 
 def run(spec: DealSpec, seeds: Sequence[bytes], card_points: Sequence[bytes]) -> Deal:
@@ -127,7 +167,7 @@ def run(spec: DealSpec, seeds: Sequence[bytes], card_points: Sequence[bytes]) ->
     deal = Deal(spec)
     layers = [spec.layer(seed) for seed in seeds]
     for t in range(spec.steps):
-        deal.add(make_step(spec, t, layers[spec.author(t)], deal.previous(card_points)))
+        deal.add(None, make_step(spec, t, layers[spec.author(t)], deal.previous(card_points)))
     return deal
 
 

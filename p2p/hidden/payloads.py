@@ -3,7 +3,9 @@ docs/hidden-hands.md has the table with sizes). Each fits one entry of a sealed 
 (``ENTRY_BUDGET``): a deck step goes in chunks of ``POINTS_PER_CHUNK`` points.
 
 - ``["deal", round, commitment (32), escrow commitments (32 each), sealed shares (32 each)]``
-- ``["deck", deal, step, first, points (32 each)]``
+- ``["deck", deal, step, digest (32)]``: a step passed to the next member directly
+- ``["deck", deal, step, first, points (32 each)]``: the last step (everyone needs it), or a step
+  whose author was told it did not arrive
 - ``["keys", seat, action, opens (35 each: slot 2, card 1, K 32)]``: a play with its proofs
 - ``["keys", receiver (32), SECRET body]``: a key bundle put in the log when its receiver said it was
   withheld
@@ -86,8 +88,21 @@ def deck_payloads(deal_no: int, step: int, points: Sequence[bytes]) -> list[list
             for i in range(0, len(points), POINTS_PER_CHUNK)]
 
 
-def read_deck(payload: Any) -> DeckChunk:
-    p = _kind(payload, "deck", (5,))
+@dataclass(frozen=True, slots=True)
+class DeckDigest:
+    deal_no: int
+    step: int
+    digest: bytes
+
+
+def digest_payload(deal_no: int, step: int, digest: bytes) -> list[Any]:
+    return ["deck", deal_no, step, digest]
+
+
+def read_deck(payload: Any) -> DeckChunk | DeckDigest:
+    p = _kind(payload, "deck", (4, 5))
+    if len(p) == 4:
+        return DeckDigest(_int(p[1], 255), _int(p[2], 19), _bytes(p[3], 32))
     points = _split(_bytes(p[4], None, POINT_BYTES, POINT_BYTES * POINTS_PER_CHUNK), POINT_BYTES)
     if not points:
         raise DeckError("a deck chunk without points")

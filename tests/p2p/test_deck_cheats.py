@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cardtable.p2p.hidden import escrow
 from cardtable.p2p.hidden.audit import RoundRecord, audit
 from cardtable.p2p.hidden.bundles import make_bundle
-from cardtable.p2p.hidden.deal import Deal, DealSpec, make_step, start
+from cardtable.p2p.hidden.deal import Deal, DealSpec, make_step, start, step_digest
 from cardtable.p2p.hidden.group import DeckError, L, base, mul, product, scalar, scalar_int, smul
 from cardtable.p2p.hidden.member import Layer, commitment
 from cardtable.p2p.hidden.opening import KeyRing, PublicOpen, check_open, orientation
@@ -33,7 +33,7 @@ def dealt_with(table: Table, cheater: int, step: int, cheat: Cheat) -> Deal:
     for t in range(table.spec.steps):
         author = table.spec.author(t)
         how = cheat if (author, t) == (cheater, step) else honest
-        deal.add(how(table.spec, t, table.layers[author], deal.previous(table.points)))
+        deal.add(None, how(table.spec, t, table.layers[author], deal.previous(table.points)))
     return deal
 
 
@@ -105,14 +105,39 @@ def test_a_repeated_point_is_refused_at_once_and_a_non_point_is_found_by_the_nex
     deal = Deal(table.spec)
     first = make_step(table.spec, 0, table.layers[0], start(table.spec, table.points))
     with pytest.raises(DeckError, match="step 0: published the same point twice"):
-        deal.add([first[0], *first[:-1]])
+        deal.add(None, [first[0], *first[:-1]])
     junk = bytes(32)  # not a point of the group
-    deal.add([junk, *first[1:]])
+    deal.add(None, [junk, *first[1:]])
     with pytest.raises(DeckError, match="not a point"):
-        make_step(table.spec, 1, table.layers[1], deal.steps[0])
+        make_step(table.spec, 1, table.layers[1], deal.points[0])
     report = audit(record_of(table, deal), table.points)
     assert report.first is not None and report.first.member == table.members[0]
     assert report.first.text == "published a wrong shuffle at step 0 (a wrong layer)"
+
+
+def test_a_step_sent_to_the_next_member_must_match_its_digest_in_the_log() -> None:
+    """A step goes to the next member directly and only its digest is in the log: the next member
+    refuses points that differ from that digest, so the author cannot send one step and log
+    another. A wrong step known only by its digest is still named at the audit."""
+    table = deal_table(NAMES, 3)
+    cheat = other_perm(table.spec, 1, table.layers[1], table.deal.points[0])
+    deal = Deal(table.spec)
+    deal.add(table.deal.digests[0])
+    deal.attach(0, table.deal.points[0])
+    deal.add(table.deal.digests[1])  # the honest digest in the log...
+    with pytest.raises(DeckError, match="step 1: the points do not match the digest in the log"):
+        deal.attach(1, cheat)  # ...and other points sent directly
+    with pytest.raises(DeckError, match="step 1: its points have not arrived"):
+        deal.previous(table.points)
+    logged = Deal(table.spec)
+    logged.add(table.deal.digests[0])
+    logged.add(step_digest(table.spec, 1, cheat))  # the cheat, logged by digest only
+    for t in range(2, table.spec.steps - 1):
+        logged.add(table.deal.digests[t])
+    logged.add(None, table.deal.points[table.spec.steps - 1])
+    report = audit(record_of(table, logged), table.points)
+    assert [(f.member, f.text) for f in report.faults] == [
+        (table.members[1], "published a wrong shuffle at step 1")]
 
 
 def test_a_withheld_or_wrong_reveal_is_named() -> None:
@@ -131,7 +156,7 @@ def test_a_step_that_never_came_names_the_member_whose_step_it_was() -> None:
     table = deal_table(NAMES, 3)
     deal = Deal(table.spec)
     for t in range(4):
-        deal.add(table.deal.steps[t])
+        deal.add(table.deal.digests[t])
     report = audit(record_of(table, deal), table.points)
     assert report.first is not None
     assert (report.first.member, report.first.text) == (table.members[1], "did not publish step 4")

@@ -16,6 +16,10 @@ from cardtable.p2p import seal, wire
 from cardtable.p2p.hidden import escrow, payloads
 from cardtable.p2p.hidden.bundles import (
     MAX_KEYS,
+    STEP_POINTS,
+    Bundle,
+    StepChunk,
+    Want,
     bundles_for,
     decode_secret,
     encode_secret,
@@ -51,9 +55,13 @@ def test_a_bundle_round_trips_and_any_changed_byte_is_refused() -> None:
 def test_a_secret_opens_for_its_receiver_only_and_refuses_tampering() -> None:
     a, b, c = identities(3)
     bundle = make_bundle(a, TABLE, 0, b.key, keys(4))
-    body = encode_secret(a, bundle, os.urandom(24), stamp=77)
-    got, stamp = decode_secret(b, TABLE, body)
-    assert got.items == bundle.items and stamp == 77
+    body = encode_secret(a, TABLE, b.key, bundle, os.urandom(24), stamp=77)
+    sender, got, stamp = decode_secret(b, TABLE, body)
+    assert isinstance(got, Bundle) and got.items == bundle.items and (sender, stamp) == (a.key, 77)
+    chunk = StepChunk(0, 3, 20, tuple(card_points(TABLE, "x", ["a", "b"])))
+    want = Want(1, -1, (4, 300))
+    for item in (chunk, want):
+        assert decode_secret(b, TABLE, encode_secret(a, TABLE, b.key, item, bytes(24), 1))[1] == item
     with pytest.raises(DeckError, match="for someone else"):
         decode_secret(c, TABLE, body)
     with pytest.raises(DeckError, match="for someone else"):
@@ -67,8 +75,8 @@ def test_a_secret_opens_for_its_receiver_only_and_refuses_tampering() -> None:
     with pytest.raises(DeckError, match="does not open"):
         decode_secret(b, TABLE, msgpack.packb(raw))
     # c, who can seal to b, cannot pass off a's bundle as its own message
-    forwarded = encode_secret(c, bundle, os.urandom(24), stamp=1)
-    with pytest.raises(DeckError, match="for someone else|not its sender"):
+    forwarded = encode_secret(c, TABLE, b.key, bundle, os.urandom(24), stamp=1)
+    with pytest.raises(DeckError, match="not its sender"):
         decode_secret(b, TABLE, forwarded)
 
 
@@ -121,16 +129,24 @@ def test_every_payload_at_its_largest_fits_one_entry_of_a_sealed_append() -> Non
     fault = payloads.fault_payload(payloads.FaultEntry(2**32 - 1, bytes(32), "key", bundle.wire()))
     withheld = payloads.fault_payload(payloads.FaultEntry(2**32 - 1, bytes(32), "withheld", bytes(2 * 200)))
     share = payloads.seed_payload(payloads.SeedEntry(2**32 - 1, bytes(32), bytes(32)))
-    body = encode_secret(ids[1], bundle, bytes(24), MAXINT)
+    body = encode_secret(ids[1], TABLE, ids[2].key, bundle, bytes(24), MAXINT)
+    digest = payloads.digest_payload(255, 19, bytes(32))
     logged = payloads.logged_secret_payload(bytes(32), body)
-    for payload in [deal, *chunks, play, fault, withheld, share, logged]:
+    for payload in [deal, *chunks, digest, play, fault, withheld, share, logged]:
         assert entry_bytes(payload) <= wire.MAX_DATAGRAM - 32, payload[0]  # 32 bytes to spare (wire 4)
         assert len(wire.pack(payload)) <= payloads.ENTRY_BUDGET
     secret = wire.HEAD_BYTES + seal.OVERHEAD + len(body)
     assert secret <= wire.MAX_DATAGRAM - 200, secret  # a SECRET with 8 keys, sealed: room to spare
+    step = StepChunk(255, 19, 500, tuple(cards[:STEP_POINTS]))
+    step_body = encode_secret(ids[1], TABLE, ids[2].key, step, bytes(24), MAXINT)
+    assert wire.HEAD_BYTES + seal.OVERHEAD + len(step_body) <= wire.MAX_DATAGRAM - 32
+    with pytest.raises(DeckError, match="1 to 28 points"):
+        encode_secret(ids[1], TABLE, ids[2].key, StepChunk(0, 0, 0, tuple(cards[:29])), bytes(24), 1)
     # and each reads back
     assert payloads.read_deal(deal).escrow_points == points
-    assert payloads.join_chunks([payloads.read_deck(c) for c in reversed(chunks)], 120) == list(cards)
+    read = [payloads.read_deck(c) for c in reversed(chunks)]
+    assert payloads.join_chunks([c for c in read if isinstance(c, payloads.DeckChunk)], 120) == list(cards)
+    assert payloads.read_deck(digest) == payloads.DeckDigest(255, 19, bytes(32))
     assert payloads.read_play(play)[2][0] == PublicOpen(511, 119, scalar(L - 1))
     assert payloads.read_fault(fault).detail == bundle.wire()
     assert payloads.read_seed(share).dealer == bytes(32)
@@ -139,7 +155,8 @@ def test_every_payload_at_its_largest_fits_one_entry_of_a_sealed_append() -> Non
 
 def test_deck_chunks_that_disagree_or_stray_are_refused() -> None:
     cards = list(card_points(TABLE, "scout", [f"c{i}" for i in range(45)]))
-    chunks = [payloads.read_deck(c) for c in payloads.deck_payloads(0, 1, cards)]
+    chunks = [c for c in (payloads.read_deck(p) for p in payloads.deck_payloads(0, 1, cards))
+              if isinstance(c, payloads.DeckChunk)]
     assert payloads.join_chunks(chunks[:2], 45) is None
     assert payloads.join_chunks(chunks + chunks[:1], 45) == cards
     bad = payloads.DeckChunk(0, 1, 20, cards[:20][::-1])
