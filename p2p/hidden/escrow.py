@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from cardtable.engine.shuffle import words
 from cardtable.p2p.hidden.group import DeckError, L, add, base, mul, scalar, scalar_from_words, scalar_int
+from cardtable.p2p.hidden.member import commitment
 from cardtable.p2p.identity import Identity
 
 ESCROW_CONTEXT = b"cardtable/hidden/escrow/"
@@ -114,3 +115,27 @@ def escrow(me: Identity, seed: bytes, table_id: bytes, round_no: int,
     sealed = [seal_share(me, table_id, round_no, other, share(seed, threshold, x + 1))
               for x, other in enumerate(members) if other != me.key]
     return points, sealed
+
+
+def recover(table_id: bytes, round_no: int, dealer: bytes, members: Sequence[bytes], points: Sequence[bytes],
+            released: Mapping[bytes, bytes], committed: bytes) -> bytes:
+    """A gone member's seed from the shares the others published after its takeover (``released``:
+    member key to share). A DeckError names the first member (seat order) whose share fails the
+    Feldman check, or says how many shares are still missing; the seed is checked against the
+    dealer's commitment (a mismatch there is the dealer's: its escrow did not share its seed)."""
+    threshold = threshold_for(len(members))
+    if threshold is None:
+        raise DeckError("a table of two members has no escrow: the round is redealt")
+    shares: dict[int, bytes] = {}
+    for x, member in enumerate(members):
+        if member == dealer or member not in released:
+            continue
+        if not check_share(x + 1, released[member], points):
+            raise DeckError(f"{member.hex()[:8]} published a wrong share of {dealer.hex()[:8]}'s seed")
+        shares[x + 1] = released[member]
+    if len(shares) < threshold:
+        raise DeckError(f"{threshold - len(shares)} more share(s) of {dealer.hex()[:8]}'s seed needed")
+    seed = combine(dict(list(shares.items())[:threshold]))
+    if commitment(table_id, round_no, dealer, seed) != committed:
+        raise DeckError(f"{dealer.hex()[:8]}'s escrow does not share the seed it committed to")
+    return seed

@@ -210,3 +210,90 @@ def test_the_view_check_sees_a_layer_that_reuses_one_key_for_every_slot() -> Non
                                  table.deal.previous(table.points)))
     found = view_opens(table, 0, routed_keys(table, 0, [0]), {})
     assert set(found) == set(range(6))
+
+
+# --- the round goes on: a SOLO reshuffle, a hand that changes holder, a takeover -------------------
+
+def test_a_reshuffle_is_a_fresh_deal_of_known_cards_numbered_on_and_the_audit_covers_both() -> None:
+    from cardtable.p2p.hidden.audit import RoundRecord, audit
+    from cardtable.p2p.hidden.member import commitment
+
+    names = [f"c{i}" for i in range(10)]
+    table = deal_table(names, 3, salt=11)
+    truth = table.truth()
+    discard = [truth[i] for i in (6, 7, 8, 9)]  # opened publicly as they were played, in pile order
+    spec1 = spec_for(table.members, 0, deal_no=1, first_slot=10, cards=discard[:-1])  # the top card stays
+    redeal = run(spec1, table.seeds, table.points)
+    layers1 = [spec1.layer(s) for s in table.seeds]
+    assert sorted(dealt_cards(spec1, layers1)) == sorted(discard[:-1])
+    ring = KeyRing(table.members)
+    for slot in (10, 11, 12):
+        for j, layer in enumerate(layers1):
+            ring.put(slot, table.members[j], layer.keys[slot - 10])
+    drawn = [ring.open(s, redeal.slots[s - 10], table.lookup()) for s in (10, 11, 12)]
+    assert drawn == dealt_cards(spec1, layers1)
+    rec = RoundRecord(TABLE, 0, tuple(table.members))
+    for m, seed in zip(table.members, table.seeds, strict=True):
+        rec.commitments[m], rec.reveals[m] = commitment(TABLE, 0, m, seed), seed
+    rec.deals += [table.deal, redeal]
+    report = audit(rec, table.points)
+    assert report.first is None
+    assert [report.cards[s] for s in range(13)] == truth + drawn
+
+
+def test_a_hand_that_changes_holder_opens_for_the_new_holder_and_the_old_keeps_what_it_knew() -> None:
+    """Swap hands between members 0 and 1 of three: every member but the new holder sends its keys
+    for the moved slots (the old holder sends its own too). Member 0 then knows both hands, member 1
+    both hands, member 2 only its own: as at a real table."""
+    names = [f"c{i}" for i in range(6)]
+    table = deal_table(names, 3, salt=5)
+    truth = table.truth()
+    before = {0: routed_keys(table, 0, [0]), 1: routed_keys(table, 1, [1]), 2: routed_keys(table, 2, [2])}
+    after = {0: {**before[0], **routed_keys(table, 0, [1])}, 1: {**before[1], **routed_keys(table, 1, [0])},
+             2: before[2]}
+    assert view_opens(table, 0, after[0], {}) == {0: truth[0], 1: truth[1]}
+    assert view_opens(table, 1, after[1], {}) == {0: truth[0], 1: truth[1]}
+    assert view_opens(table, 2, after[2], {}) == {2: truth[2]}
+
+
+def test_a_gone_members_seed_is_rebuilt_from_the_others_shares_and_its_seat_plays_on() -> None:
+    """Member 2 of four is gone for good; its takeover is committed; the three others publish the
+    shares its ``deal`` entry sealed for them. Everyone rebuilds its seed (checked against its
+    commitment). The machine that runs the computer player in its seat (member 0) gets the others'
+    keys for that hand as for any hand that changes holder, and opens it; member 1 still cannot
+    (it lacks member 0's keys); the audit takes the rebuilt seed as member 2's reveal."""
+    from cardtable.p2p.hidden import escrow
+    from cardtable.p2p.hidden.audit import RoundRecord, audit
+    from cardtable.p2p.hidden.member import commitment
+
+    names = [f"c{i}" for i in range(5)]
+    table = deal_table(names, 4, salt=9)
+    gone = 2
+    dealer = table.members[gone]
+    committed = commitment(TABLE, 0, dealer, table.seeds[gone])
+    points, sealed = escrow.escrow(table.ids[gone], table.seeds[gone], TABLE, 0, table.members)
+    others = [x for x in range(4) if x != gone]
+    released = {table.members[x]: escrow.open_share(table.ids[x], TABLE, 0, dealer, box)
+                for x, box in zip(others, sealed, strict=True)}
+    seed = escrow.recover(TABLE, 0, dealer, table.members, points, released, committed)
+    assert seed == table.seeds[gone]
+    hand = [2]  # seat 2's slot
+    rebuilt = Layer.derive(seed, 0, len(names))
+    runner = {slot: {j: (rebuilt if j == gone else table.layers[j]).keys[slot] for j in (1, 2, 3)}
+              for slot in hand}
+    assert view_opens(table, 0, runner, {}) == {slot: table.truth()[slot] for slot in hand}
+    public = {slot: {gone: rebuilt.keys[slot]} for slot in hand}  # the seed is public now
+    assert view_opens(table, 1, public, {}) == {}
+    wrong = dict(released)
+    wrong[table.members[3]] = bytes(32)
+    with pytest.raises(DeckError, match=f"{table.members[3].hex()[:8]} published a wrong share"):
+        escrow.recover(TABLE, 0, dealer, table.members, points, wrong, committed)
+    del wrong[table.members[3]]
+    with pytest.raises(DeckError, match="1 more share"):
+        escrow.recover(TABLE, 0, dealer, table.members, points, wrong, committed)
+    rec = RoundRecord(TABLE, 0, tuple(table.members))
+    for m, s in zip(table.members, table.seeds, strict=True):
+        rec.commitments[m], rec.reveals[m] = commitment(TABLE, 0, m, s), s
+    rec.reveals[dealer] = seed
+    rec.deals.append(table.deal)
+    assert audit(rec, table.points).first is None
