@@ -29,7 +29,7 @@ POINTS_PER_CHUNK = 20
 OPEN_BYTES = 35
 ENTRY_BUDGET = 697  # payload bytes one entry can carry in a sealed APPEND, worst case (tests check it)
 MAX_ROUND = 2**32 - 1
-FAULT_CODES = ("reveal", "escrow", "step", "key", "accuse", "open", "withheld", "share")
+FAULT_CODES = ("reveal", "escrow", "step", "key", "accuse", "open", "withheld", "share", "act")
 
 
 def _bytes(value: Any, size: int | None = None, multiple: int = 1, limit: int = ENTRY_BUDGET) -> bytes:
