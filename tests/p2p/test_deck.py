@@ -3,6 +3,7 @@ both games, determinism, and a member's own view (what its machine can compute).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections.abc import Sequence
@@ -140,6 +141,12 @@ def test_a_holder_without_every_key_cannot_open_and_learns_whose_is_missing() ->
 
 # --- a member's own view -------------------------------------------------------------------------
 
+@functools.cache
+def cached_mul(x: bytes, point: bytes) -> bytes:
+    """``mul``, remembered: a view checked again after each event of a round redoes little."""
+    return mul(x, point)
+
+
 def view_opens(table: Table, me: int, received: dict[int, dict[int, bytes]],
                public: dict[int, bytes]) -> dict[int, int]:
     """Every slot member ``me``'s machine can open from what it holds: its seed (its own shuffle
@@ -153,17 +160,20 @@ def view_opens(table: Table, me: int, received: dict[int, dict[int, bytes]],
     scalars = list(dict.fromkeys(scalars))
     singles = scalars + [invert(s) for s in scalars]
     tries = set(singles) | {smul(a, b) for a, b in itertools.combinations(singles, 2)}
+    # The tries are closed under inversion, so "x * point is a card" for some try x is the same as
+    # "point is x * card" for some try x: one table of x * P(card), then lookups (three times fewer
+    # multiplications than trying every x on every point).
+    reach = {cached_mul(x, p): card for x in tries for card, p in enumerate(table.points)}
     lookup = table.lookup()
     n = len(table.members)
     found: dict[int, int] = {}
     for slot in range(table.spec.size):
-        mine = {me: layer.keys[slot], **received.get(slot, {})}
-        slot_tries = set(tries)
-        if len(mine) == n:
-            slot_tries.add(invert(product(list(mine.values()))))
         points = [table.deal.points[t][slot] for t in range(n, 2 * n)]
-        for x, point in itertools.product(slot_tries, points):
-            card = lookup.get(mul(x, point))
+        mine = {me: layer.keys[slot], **received.get(slot, {})}
+        if len(mine) == n:
+            points = [*points, mul(invert(product(list(mine.values()))), points[-1])]
+        for point in points:
+            card = reach.get(point, lookup.get(point))
             if card is not None:
                 found[slot] = card
     return found
@@ -185,6 +195,46 @@ def test_a_members_machine_knows_exactly_the_cards_its_seat_may_see() -> None:
     for me in range(3):
         found = view_opens(table, me, routed_keys(table, me, [me]), public)
         assert found == {me: truth[me], 3: truth[3]}
+
+
+def test_through_a_simulated_round_each_machine_knows_exactly_what_its_seat_may_see() -> None:
+    """A round of a SOLO-like game among three machines, checked after every event: the deal, a draw,
+    a card played, a Gift, a Swap, another draw. Keys travel as the protocol says (to a slot's new
+    holder, from every other machine); each machine's view is compared with what its seat may see:
+    the cards it ever held or was given, and the cards played."""
+    names = [f"c{i}" for i in range(6)]
+    table = deal_table(names, 3, salt=21)
+    truth = table.truth()
+    received: dict[int, dict[int, dict[int, bytes]]] = {m: {} for m in range(3)}
+    public: dict[int, bytes] = {}
+    may_see: dict[int, set[int]] = {m: set() for m in range(3)}
+
+    def give(slot: int, to: int) -> None:
+        keys = {j: table.layers[j].keys[slot] for j in range(3) if j != to}
+        received[to].setdefault(slot, {}).update(keys)
+        may_see[to].add(slot)
+
+    def check() -> None:
+        for m in range(3):
+            assert view_opens(table, m, received[m], public) == {s: truth[s] for s in may_see[m]}, m
+
+    for seat in range(3):  # the deal: slot i to seat i; slots 3-5 are the draw pile
+        give(seat, seat)
+    check()
+    give(3, 0)  # seat 0 draws
+    check()
+    public[1] = product([la.keys[1] for la in table.layers])  # seat 1 plays its card
+    for m in range(3):
+        may_see[m].add(1)
+    check()
+    give(3, 2)  # seat 0 gifts the drawn card to seat 2 (and still knows it)
+    check()
+    for slot, to in ((0, 2), (2, 0), (3, 0)):  # seats 0 and 2 swap hands
+        give(slot, to)
+    check()
+    give(4, 1)  # seat 1 draws; slot 5 stays face down for everyone
+    check()
+    assert all(5 not in may_see[m] for m in range(3))
 
 
 def test_the_view_check_sees_a_key_sent_to_the_wrong_member() -> None:
