@@ -22,6 +22,7 @@ from cardtable.p2p.hidden.deal import Deal, dealt_cards, make_step, start, step_
 from cardtable.p2p.hidden.group import DeckError, product
 from cardtable.p2p.hidden.member import Layer, check_seed, commitment
 from cardtable.p2p.hidden.opening import PublicOpen, check_open, orientation
+from cardtable.p2p.hidden.payloads import FaultEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,11 @@ class Fault:
     def show(self, names: Mapping[bytes, str]) -> str:
         """E.g. ``ann (key 3f2a9c1b) published a wrong shuffle at step 3 (a wrong permutation)``."""
         return f"{names.get(self.member, '?')} (key {self.member.hex()[:8]}) {self.text}"
+
+    def entry(self, round_no: int) -> FaultEntry:
+        """The ``fault`` entry that records it (detail: the step, else the slot, else 0)."""
+        where = self.step if self.step >= 0 else self.slot
+        return FaultEntry(round_no, self.member, self.code, max(where, 0))
 
 
 @dataclass

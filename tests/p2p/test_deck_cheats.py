@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardtable.p2p.hidden import escrow
+from cardtable.p2p.hidden import escrow, payloads
 from cardtable.p2p.hidden.audit import RoundRecord, audit
 from cardtable.p2p.hidden.bundles import make_bundle
 from cardtable.p2p.hidden.deal import Deal, DealSpec, make_step, start, step_digest
@@ -87,6 +87,8 @@ def test_a_wrong_step_is_named_with_its_author(cheat: Cheat, step: int, text: st
     assert report.first.show({table.members[cheater]: "eve"}).startswith(
         f"eve (key {table.members[cheater].hex()[:8]}) published a wrong")
     assert report.cards == {}  # a deal that does not check out opens nothing: the round is void
+    entry = payloads.read_fault(payloads.fault_payload(report.first.entry(0)))
+    assert (entry.accused, entry.code, entry.detail) == (table.members[cheater], "step", step)
 
 
 @settings(max_examples=20, deadline=None)
