@@ -114,7 +114,7 @@ def join_chunks(chunks: Sequence[DeckChunk], size: int) -> list[bytes] | None:
     DeckError if two chunks disagree or a chunk lies outside the deal."""
     points: list[bytes | None] = [None] * size
     for chunk in chunks:
-        if chunk.first + len(chunk.points) > size or chunk.first % POINTS_PER_CHUNK:
+        if chunk.first + len(chunk.points) > size:
             raise DeckError(f"a deck chunk outside the deal at step {chunk.step}")
         for i, point in enumerate(chunk.points):
             if points[chunk.first + i] not in (None, point):
