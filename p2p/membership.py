@@ -88,7 +88,7 @@ class Membership(PeerState):
         """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
         then the signatures, then the join goes in the log; nothing about it is kept before."""
         if self.role != LEADER:
-            if self.door.may_answer(self.now):
+            if self.door.may_answer(msg.key, addr, self.now):
                 self._redirect(addr)
             return
         if msg.proposal is None or msg.proposal_sig is None:
@@ -96,7 +96,7 @@ class Membership(PeerState):
         if not self.roster.open or not self._may_change_members():
             return  # a full or started table: its beacon says so
         if not self.door.valid(msg.cookie, msg.key, addr, self.now):
-            if self.door.may_answer(self.now):
+            if self.door.may_answer(msg.key, addr, self.now):
                 cookie = self.door.cookie(msg.key, addr, self.now)
                 self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
             else:
