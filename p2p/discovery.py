@@ -220,6 +220,7 @@ class _Version:
     first: float
     last: float
     names: list[str] = field(default_factory=list)
+    tried: int = 0  # signatures checked: at most MAX_TABLES, so a flood of them costs no more
 
 
 class Discovery:
@@ -339,7 +340,8 @@ class Discovery:
         if now - heard.last > self.ttl:
             heard.first = now
         heard.last = now
-        if len(heard.names) < MAX_ADDRS and not datagram[3]:
+        if len(heard.names) < MAX_ADDRS and heard.tried < MAX_TABLES and not datagram[3]:
+            heard.tried += 1
             try:
                 name = _decode(datagram[:2] + bytes((wire.VERSION,)) + datagram[3:], None).name
             except BeaconError:
