@@ -95,8 +95,9 @@ Examples:
 def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port: int) -> None:
     """List the tables heard on the LAN (listens for their beacons, then exits).
 
-    A table with a passphrase is listed only with its --passphrase; the others are counted on
-    stderr."""
+    A table with a passphrase is listed only with its --passphrase, once two of its beacons
+    are heard (a started table beacons every 2 s: give --seconds 4); the others are counted
+    on stderr. 'cardtable join NAME --passphrase P' opens its table's first beacon heard."""
     heard, disc, now = asyncio.run(_listen(discovery_port, passphrase, seconds))
     if as_json:
         click.echo(json.dumps([t.to_json() for t in heard], sort_keys=True))

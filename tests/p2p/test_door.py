@@ -185,6 +185,34 @@ def test_the_wrong_passphrase_hint_is_given_only_when_likely_true() -> None:
     assert once.refused(1.0) == 0 and once.locked(1.0) == 0 and not once.shut(beacons[0][1][4:20], 1.0)
 
 
+def test_the_name_tag_is_argon2id_of_the_passphrase_with_the_names_salt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A beacon's nonce: 8 random bytes, then a tag keyed by Argon2id (the interactive limits) of
+    the passphrase with the salt of the name in lower case; other datagrams carry no tag."""
+    asked: list[tuple[bytes, int, int]] = []
+    real_kdf = seal.argon2id.kdf
+
+    def kdf(size: int, secret: bytes, salt: bytes, opslimit: int, memlimit: int) -> bytes:
+        asked.append((salt, opslimit, memlimit))
+        return real_kdf(size, secret, salt, opslimit=opslimit, memlimit=memlimit)
+
+    monkeypatch.setattr(seal.argon2id, "kdf", kdf)
+    monkeypatch.setattr(seal, "derive", seal.derive.__wrapped__)
+    who = Identity.from_seed(b"n" * 32)
+    key = seal.for_table(PASSPHRASE, b"N" * 16)
+    assert key is not None
+    b = wire.Beacon(b"N" * 16, who.key, 1, "Kitchen", {"game": "scout", "players": 3}, 1, 3, 7000, "lobby")
+    data = encode_beacon(b, who.sign, key, 1)
+    assert (seal.name_salt("kitchen"), seal.OPSLIMIT, seal.MEMLIMIT) in asked
+    assert seal.MEMLIMIT == 64 * 2**20 and seal.OPSLIMIT == 2
+    head = wire.HEAD_BYTES
+    assert seal.name_tagged(seal.name_key(PASSPHRASE, "KITCHEN"), data, head)
+    assert not seal.name_tagged(seal.name_key(PASSPHRASE, "attic"), data, head)
+    assert not seal.name_tagged(seal.name_key("another passphrase", "kitchen"), data, head)
+    other = wire.encode(wire.PROBE, [b"N" * 16, who.key, bytes(16), False], who.sign, key, 2)
+    assert not seal.name_tagged(seal.name_key(PASSPHRASE, "kitchen"), other, head)
+
+
 # --- two passphrase tables of one name ------------------------------------------------------------
 
 
