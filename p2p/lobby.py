@@ -11,7 +11,9 @@ Answers are rationed **per source** (a joiner's address and key, the pair its co
 bound to): at most one per ``TICK`` seconds to each, and never more than one per ``JOIN``
 received, so a flood of forged joins, from any number of spoofed addresses, costs the
 sequencer at most one signed answer per datagram and never delays a real joiner's cookie
-(at most a tick after its first ``JOIN`` that arrives). What is remembered for that is a
+(at most a tick after its first ``JOIN`` that arrives). A ``JOIN`` from a member's address is
+not answered (``p2p/membership.py``): a member would answer the cookie, so answers turned on the
+members would cost them a signature each. What is remembered for that is a
 fixed table of ``SLOTS`` slots (a keyed hash of the source, 4 bytes, and the tick it was
 answered in, 4 bytes), allocated once: a flood from ever-new sources overwrites slots, which
 can only let a source be answered again sooner, and grows nothing.

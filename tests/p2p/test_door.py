@@ -390,7 +390,8 @@ def test_the_door_answers_each_source_once_a_tick_in_fixed_memory() -> None:
 def test_an_answer_to_a_strangers_join_is_smaller_than_the_join() -> None:
     """Answering every new source is safe for others: the sequencer's cookie (a signed PROBE) and
     a member's REDIRECT are smaller than the JOIN they answer, so a spoofed address gets fewer
-    bytes than the stranger sends; a JOIN without a join (smaller) is not answered at all."""
+    bytes than the stranger sends; a JOIN without a join (smaller), or from a member's address,
+    is not answered at all."""
     net = SimNet(33)
     nodes = build(net, scout.Config(players=3), 2, 0)
     net.run_for(1.0)
@@ -405,3 +406,7 @@ def test_an_answer_to_a_strangers_join_is_smaller_than_the_join() -> None:
             [(("PROBE", "REDIRECT")[kind == wire.REDIRECT], ("10.9.9.8", 9998))]
         assert len(out.send[0][0]) < len(join)
         assert peer.receive(bare, ("10.9.9.7", 9997), net.now).send == []
+    # spoofed from a member's address: no answer goes to a member (it would answer a cookie)
+    for peer, other in ((host, member), (member, host)):
+        at = peer.addrs[other.key]
+        assert peer.receive(forged_join(host.table_id, 8), at, net.now).send == []
