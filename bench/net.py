@@ -2,7 +2,8 @@
 
 Run: ``python bench/net.py [--actions N] [--loop-actions N] [--peers 2,4,10] [--loss 0,20,30]
 [--only sim|loopback] [--trials T] [--json]`` (all of it takes a few minutes, mostly loopback
-with loss, which runs in real time).
+with loss, which runs in real time). ``--flood``: a stranger's flood, simulated; ``--fuzz
+RATE``: the longest gap with nothing applied under fuzzed datagrams, loopback.
 
 For each number of peers and loss rate, in the simulated LAN (``p2p.simnet``, virtual time)
 and on loopback (in-process ``p2p.node.Node``s on 127.0.0.1, real sockets and wall-clock
@@ -315,6 +316,49 @@ def _flood_run(n: int, actions: int, seed: int, rate: int) -> str:
             f"{seconds:.2f} s of table time, all peers in one process)")
 
 
+def sim_fuzz(n: int, actions: int, seed: int, rate: int) -> str:
+    """Simulated: the longest virtual time any peer went with nothing applied while ``actions``
+    moves were played, under ``rate`` fuzzed datagrams a second (``fuzzed``, from what the table
+    sent so far) to the peers in turn, from a stranger's address or a member's."""
+    table = SimTable(n, 0.0, seed)
+    net, h = table.net, table.harness
+    rng = random.Random(seed)
+    net.trace = []
+    applied: dict[str, list[float]] = defaultdict(list)
+    keep = h.event
+
+    def event(name: str, e: PeerEvent, t: float) -> None:
+        if e.kind == "applied":
+            applied[name].append(t)
+        keep(name, e, t)
+
+    h.event = event  # type: ignore[method-assign]
+    addrs = [node.addr for node in table.nodes]
+    start, done, sent = net.now, h.timed, 0
+    captured: list[bytes] = []
+
+    def until() -> bool:
+        nonlocal sent
+        trace = net.trace or []
+        captured.extend(d for _, _, _, d in trace[-50:])
+        del captured[:-2000]
+        trace.clear()
+        due = int((net.now - start) * rate) + 10 if rate else 0
+        while sent < due:
+            src = rng.choice([("10.66.0.1", 6666), rng.choice(addrs)])
+            at = max(start + sent / rate, net.now)
+            net.inject(addrs[sent % len(addrs)], fuzzed(captured, rng), src, at)
+            sent += 1
+        return h.timed >= done + actions
+
+    ok = table.run(until)
+    gaps = [b - a for times in applied.values() for a, b in zip(times, times[1:], strict=False) if a >= start]
+    what = f"fuzz flood {rate}/s" if rate else "no flood"
+    return (f"sim {n} peers, {what}: {h.timed - done} moves{'' if ok else ' (stalled)'} in "
+            f"{net.now - start:.1f} s of table time, longest gap with nothing applied "
+            f"{1000 * max(gaps, default=0):.0f} ms, {sent} fuzzed datagrams")
+
+
 def sim_failover(n: int, loss: float, seed: int) -> tuple[float, float]:
     """(seconds to elect a new sequencer, seconds until the move in flight is applied)."""
     table = SimTable(n, loss, seed)
@@ -452,6 +496,97 @@ class LoopTable:
     async def close(self) -> None:
         for node in self.nodes.values():
             await node.close()
+
+
+def fuzzed(captured: list[bytes], rng: random.Random) -> bytes:
+    """A fuzzed datagram: one the table sent with bits flipped, bytes set, cut, extended or spliced
+    with another, or random bytes (a third of them starting like a datagram)."""
+    if not captured or rng.random() < 0.2:
+        head = b"CT" + bytes((rng.randrange(256), rng.randrange(4))) if rng.random() < 0.33 else b""
+        return head + rng.randbytes(rng.randrange(1, 1200 - len(head)))
+    out = bytearray(rng.choice(captured))
+    how = rng.randrange(5)
+    if how == 0:
+        out[rng.randrange(len(out))] ^= 1 << rng.randrange(8)
+    elif how == 1:
+        out[rng.randrange(len(out))] = rng.randrange(256)
+    elif how == 2:
+        del out[rng.randrange(1, len(out)):]
+    elif how == 3:
+        out += rng.randbytes(rng.randrange(1, 40))
+    else:
+        other = rng.choice(captured)
+        cut = rng.randrange(1, min(len(out), len(other)) + 1)
+        out = out[:cut] + bytearray(other[cut:])
+    return bytes(out[:1200])
+
+
+def _fuzz_sender(captured: list[bytes], ports: list[int], rate: int, seed: int, sent: Any) -> None:
+    """A process of its own: ``rate`` fuzzed datagrams a second to the ports in turn, until killed."""
+    import socket
+
+    rng, sock = random.Random(seed), socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    start = time.monotonic()
+    while True:
+        due = int((time.monotonic() - start) * rate)
+        while sent.value < due:
+            try:
+                sock.sendto(fuzzed(captured, rng), ("127.0.0.1", ports[sent.value % len(ports)]))
+            except OSError:
+                pass
+            sent.value += 1
+        time.sleep(0.002)
+
+
+async def loop_fuzz(n: int, actions: int, seed: int, rate: int) -> str:
+    """Loopback: the longest time any peer went with nothing applied while ``actions`` moves were
+    played, under ``rate`` fuzzed datagrams a second (0: no flood) to the peers in turn, sent by
+    another process from what the table sent in its first moves."""
+    import multiprocessing
+
+    table = LoopTable(n, 0.0, seed)
+    captured: list[bytes] = []
+    applied: dict[str, list[float]] = defaultdict(list)
+    keep = table.on_event
+
+    def on_event(name: str) -> Callable[[PeerEvent], None]:
+        handle = keep(name)
+
+        def both(event: PeerEvent) -> None:
+            if event.kind == "applied":
+                applied[name].append(time.monotonic())
+            handle(event)
+        return both
+
+    table.on_event = on_event  # type: ignore[method-assign]
+    context = multiprocessing.get_context("fork")
+    sent, sender = context.Value("q", 0), None
+    try:
+        await table.start()
+        for node in table.nodes.values():
+            node.drop = lambda d, a: (len(captured) < 2000 and captured.append(d)) or False
+        await table.wait(lambda: len(captured) >= 500, 10)
+        if rate:
+            ports = [node.port for node in table.nodes.values()]
+            sender = context.Process(target=_fuzz_sender, args=(list(captured), ports, rate, seed, sent),
+                                     daemon=True)
+            sender.start()
+        start, cpu = time.monotonic(), time.process_time()
+        done = table.harness.timed
+        ok = await table.wait(lambda: table.harness.timed >= done + actions, 60 + actions * 2.0)
+        seconds, cpu = time.monotonic() - start, time.process_time() - cpu
+    finally:
+        if sender is not None:
+            sender.kill()
+            sender.join()
+        await table.close()
+    gaps = [b - a for times in applied.values() for a, b in zip(times, times[1:], strict=False)
+            if a >= start]
+    what = f"fuzz flood {rate}/s" if rate else "no flood"
+    return (f"loopback {n} peers, {what}: {table.harness.timed - done} moves{'' if ok else ' (stalled)'} in "
+            f"{seconds:.1f} s, longest gap with nothing applied {1000 * max(gaps, default=0):.0f} ms, p95 "
+            f"{1000 * statistics.quantiles(table.harness.latencies, n=20)[-1]:.1f} ms, {sent.value} fuzzed "
+            f"datagrams, the peers' CPU {100 * cpu / seconds:.0f}% of a core (all in one process)")
 
 
 async def loop_case(n: int, loss: float, actions: int, trials: int, seed: int) -> Result:
@@ -613,12 +748,21 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--flood", action="store_true",
                         help="only the rows of a table with and without a stranger's flood")
+    parser.add_argument("--fuzz", type=int, default=0, metavar="RATE",
+                        help="only the loopback rows of a table with and without RATE fuzzed datagrams "
+                             "a second (the longest gap with nothing applied)")
     args = parser.parse_args()
     peers = [int(x) for x in args.peers.split(",")]
     losses = [int(x) / 100 for x in args.loss.split(",")]
     results: list[Result] = []
     if args.flood:
         print(sim_flood(4, args.actions, args.seed))
+        return
+    if args.fuzz:
+        for rate in (0, args.fuzz):
+            print(sim_fuzz(4, args.actions, args.seed, rate), flush=True)
+        for rate in (0, args.fuzz):
+            print(asyncio.run(loop_fuzz(4, args.loop_actions, args.seed, rate)), flush=True)
         return
     for env in ("sim", "loopback"):
         if args.only not in (None, env):

@@ -95,30 +95,56 @@ Examples:
 def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port: int) -> None:
     """List the tables heard on the LAN (listens for their beacons, then exits).
 
-    A table with a passphrase is listed only with its --passphrase; the others are counted on
-    stderr."""
-    heard, locked = asyncio.run(_listen(discovery_port, passphrase, seconds))
+    A table with a passphrase is listed only with its --passphrase, once two of its beacons
+    are heard (a started table beacons every 2 s: give --seconds 4); the others are counted
+    on stderr. 'cardtable join NAME --passphrase P' opens its table's first beacon heard."""
+    heard, disc, now = asyncio.run(_listen(discovery_port, passphrase, seconds))
     if as_json:
         click.echo(json.dumps([t.to_json() for t in heard], sort_keys=True))
     elif not heard:
         click.echo(f"no tables heard in {seconds:g} s", err=True)
     else:
         click.echo(_table_list(heard))
-    if locked:
-        click.echo(_locked(locked, passphrase), err=True)
+    for line in [_locked(disc, now, passphrase), *_versions(disc)]:
+        if line:
+            click.echo(line, err=True)
 
 
-def _locked(locked: int, passphrase: str | None) -> str:
-    """What to say about the tables heard with a passphrase that was not given."""
-    tables = f"{locked} table{'s' if locked != 1 else ''} with a passphrase"
+def _locked(disc: Any, now: float, passphrase: str | None) -> str | None:
+    """What to say about the tables with a passphrase heard (their salts heard again at a
+    beacon's rate) that were not opened; None if there are none."""
+    locked, refused = disc.locked(now), disc.refused(now)
+
+    def tables(n: int) -> str:
+        return f"{n} table{'s' if n != 1 else ''} with a passphrase"
+
+    if not locked:
+        return None
     if passphrase is None:
-        return f"{tables} heard: give its --passphrase to see {'them' if locked != 1 else 'it'}"
-    return f"{tables} heard that this --passphrase does not open (a wrong passphrase?)"
+        return f"{tables(locked)} heard: give its --passphrase to see {'them' if locked != 1 else 'it'}"
+    if refused:
+        more = f" ({locked - refused} more not tried yet)" if locked > refused else ""
+        why = "another passphrase, or a stranger's look-alike datagrams" if disc.tables(now) else \
+            "a wrong passphrase?"  # it opened nothing at all
+        return f"{tables(refused)} heard that this --passphrase does not open ({why}){more}"
+    return (f"{tables(locked)} heard and not tried yet (many such tables, or a stranger's look-alike "
+            f"datagrams): listen longer with --seconds")
+
+
+def _versions(disc: Any, name: str | None = None) -> list[str]:
+    """One line per table heard speaking another wire version (only ``name``'s, if given)."""
+    from cardtable.p2p.wire import VERSION
+
+    return [f"{f'table {heard!r}' if heard else 'a table'} speaks wire version {version}, this cardtable "
+            f"speaks {VERSION}: both need the same release"
+            for version, heard in disc.other_versions()
+            if name is None or (heard or "").lower() == name.strip().lower()]
 
 
 async def _listen(port: int, passphrase: str | None, seconds: float,
                   until: Callable[[Any], bool] | None = None,
-                  sought: str | None = None) -> tuple[list[Any], int]:
+                  sought: str | None = None) -> tuple[list[Any], Any, float]:
+    """(the tables heard, the ``Discovery`` that heard them, its clock at the end)."""
     from cardtable.p2p.node import DiscoveryListener
 
     try:
@@ -129,7 +155,7 @@ async def _listen(port: int, passphrase: str | None, seconds: float,
     try:
         await listener.listen(seconds, None if until is None else lambda: until(listener.discovery))
         now = listener.clock()
-        return listener.discovery.tables(now), listener.discovery.locked(now)
+        return listener.discovery.tables(now), listener.discovery, now
     finally:
         listener.close()
 
@@ -288,22 +314,27 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
     started = time.monotonic()
 
     def found(disc: Any) -> bool:
-        if addr is None and time.monotonic() - started < NAME_LISTEN:
-            return False  # another table (of that name) may beacon a moment later
+        now = time.monotonic()
+        if addr is None and (now - started < NAME_LISTEN or disc.pending(now)):
+            return False  # another table (of that name) may beacon a moment later, or wait for its key
         if query is None:
             return bool(disc.tables())
         return bool(disc.at(addr) if addr else disc.find(query))
 
-    heard, locked = asyncio.run(_listen(port, passphrase, seconds, found, sought=None if addr else query))
+    heard, disc, now = asyncio.run(_listen(port, passphrase, seconds, found, sought=None if addr else query))
     if query is None:
         candidates = heard
     else:
         candidates = [t for t in heard if addr in (t.addr, *t._addrs)] if addr else _matching(heard, query)
     if not candidates:
+        versions = _versions(disc, None if addr else query)
+        if versions and query and not addr:
+            raise click.ClickException(versions[0])
+        for line in versions:
+            _say(line)
         where = f"at {query}" if addr else repr(query) if query else "on the LAN"
-        hint = _locked(locked, passphrase) if locked else \
-            f"is it running, on this LAN, with UDP port {port} open?"
-        if not locked and passphrase is None:
+        hint = _locked(disc, now, passphrase) or f"is it running, on this LAN, with UDP port {port} open?"
+        if not disc.locked(now) and passphrase is None:
             hint += " (a passphrase table is heard only with its --passphrase)"
         raise click.ClickException(f"no table heard {where} in {seconds:g} s: {hint}")
     if len(candidates) > 1:

@@ -9,8 +9,13 @@ caller passes every datagram and the time (``time.monotonic()``).
 
 With a passphrase, beacons are sealed (``p2p/seal.py``): a listener opens a beacon with the
 key of the salt in its clear head, derived from its passphrase within the bounds of a
-``seal.Keyring``; the beacons it cannot open (no passphrase given, another passphrase, or no
-derivation allowed yet) are counted per salt (``locked``) and show nothing else.
+``seal.Keyring``. Anyone can send datagrams that look sealed, with any salt, so a salt is
+worth a derivation only when the beacon's name tag holds for the name sought (``sought``:
+``join NAME``), or when the salt is heard again at a beacon's rate (``RECUR_GAP``), not in a
+burst. Only salts heard again are counted as tables not opened (``locked``), and a
+passphrase is called wrong (``refused``, ``shut``) only when a salt heard again fails to open
+again and never opens. A beacon of another wire version is dropped (``version``) but
+remembered, with its name when it is a clear beacon whose signature holds (``other_versions``).
 """
 
 from __future__ import annotations
@@ -44,6 +49,14 @@ MAX_TABLES_PER_KEY = 4
 """Tables one sequencer key may have listed at once: one key's flood does not fill the list."""
 MAX_ADDRS = 4
 """Addresses kept per table."""
+RECUR_GAP = 0.5
+"""A salt heard again at least this long after it was first heard (and within the ttl) is
+heard at a beacon's rate (beacons come every 1-2 s): a flood of new salts is not."""
+MAX_SALTS = 256
+"""Salts heard once that are remembered (the oldest forgotten first): at 100 new salts a second a
+table's salt is still there when its next beacon comes."""
+MAX_VERSIONS = 8
+"""Other wire versions remembered, with at most ``MAX_ADDRS`` table names each."""
 
 Addr = tuple[str, int]
 
@@ -67,7 +80,7 @@ def encode_beacon(beacon: Beacon, sign: Callable[[bytes], bytes], pass_key: seal
     fields = [beacon.table_id, beacon.key, beacon.term, beacon.name,
               compact_config(config_from_dict(beacon.config)), beacon.taken, beacon.total, beacon.port,
               beacon.phase]
-    return wire.encode(wire.BEACON, fields, sign, pass_key, stamp)
+    return wire.encode(wire.BEACON, fields, sign, pass_key and pass_key.for_beacon(beacon.name), stamp)
 
 
 def decode_beacon(data: bytes, passphrase: str | None = None) -> Beacon:
@@ -165,17 +178,64 @@ class TableHeard:
                 "host": self.host, "term": self.term, "address": f"{self.addr[0]}:{self.addr[1]}"}
 
 
+@dataclass
+class _Salt:
+    """When a salt was heard (this streak: since it was last silent for the ttl), when a beacon
+    with it opened, and when its key failed to open one (this streak)."""
+
+    first: float
+    last: float
+    opened: float = float("-inf")
+    failed_first: float = float("-inf")
+    failed_last: float = float("-inf")
+    named: bool = False
+
+    def hear(self, now: float, ttl: float) -> None:
+        if now - self.last > ttl:
+            self.first = now
+        self.last = now
+
+    def fail(self, now: float, ttl: float) -> None:
+        if now - self.failed_last > ttl:
+            self.failed_first = now
+        self.failed_last = now
+
+    @property
+    def recurring(self) -> bool:
+        return self.last - self.first >= RECUR_GAP
+
+    def live(self, now: float, ttl: float) -> bool:
+        return now - self.last <= ttl
+
+    def shut(self, now: float, ttl: float) -> bool:
+        """Its key failed again and again (at a beacon's rate) and opened nothing lately."""
+        return (self.failed_last - self.failed_first >= RECUR_GAP and now - self.failed_last <= ttl
+                and now - self.opened > ttl)
+
+
+@dataclass
+class _Version:
+    """Beacons of another wire version: when heard, and the names of those that could be read."""
+
+    first: float
+    last: float
+    names: list[str] = field(default_factory=list)
+    tried: int = 0  # signatures checked: at most MAX_TABLES, so a flood of them costs no more
+
+
 class Discovery:
     """The tables heard on the LAN, from the beacons given to ``receive``.
 
     Beacons must carry a valid sequencer signature; with a passphrase only beacons sealed
     with it are heard, without one sealed beacons are dropped (they cannot be opened).
-    Every dropped datagram is counted in ``dropped[reason]``; the salts of sealed beacons not
-    opened are kept (at most ``MAX_TABLES``, for ``ttl``) to say how many such tables there
-    are (``locked``). ``derive=False``: no key is derived, only pinned ones are used
+    Every dropped datagram is counted in ``dropped[reason]``; the salts of sealed datagrams
+    are remembered (``MAX_SALTS`` heard once, ``MAX_TABLES`` heard again, for ``ttl``) to
+    decide which are worth a key and to say how many tables could not be opened
+    (``locked``, ``refused``). ``derive=False``: no key is derived, only pinned ones are used
     (``keys.pin``: a playing node's own table). ``sought``: a table name (any case) that a
     full list still makes room for, in place of the table heard longest ago, so a flood of
-    made-up tables with other names does not hide the table a joiner looks for.
+    made-up tables with other names does not hide the table a joiner looks for; with a
+    passphrase, beacons with its name tag are opened first (``seal.Keyring.named``).
     """
 
     def __init__(self, passphrase: str | None = None, ttl: float = BEACON_TTL, derive: bool = True) -> None:
@@ -183,35 +243,134 @@ class Discovery:
         self.ttl = ttl
         self.dropped: Counter[str] = Counter()
         self._tables: dict[bytes, TableHeard] = {}
-        self._locked: dict[bytes, float] = {}
-        self.sought: str | None = None
+        self._once: dict[bytes, _Salt] = {}
+        self._again: dict[bytes, _Salt] = {}
+        self._versions: dict[int, _Version] = {}
+        self._sought: str | None = None
+
+    @property
+    def sought(self) -> str | None:
+        return self._sought
+
+    @sought.setter
+    def sought(self, name: str | None) -> None:
+        self._sought = name
+        self.keys.name = None if name is None else name.strip()
+
+    # --- salts -------------------------------------------------------------------------------
+    def _salts(self, now: float) -> list[_Salt]:
+        """The salts heard again at a beacon's rate, heard within the ttl, not opened since."""
+        return [s for s in self._again.values()
+                if s.recurring and s.live(now, self.ttl) and now - s.opened > self.ttl]
 
     def locked(self, now: float) -> int:
-        """How many tables with a passphrase (distinct salts) were heard in the last ``ttl``
-        seconds without being opened (with another passphrase, or none). Anyone can send such
-        datagrams: this is a hint for the user, not a fact."""
-        return sum(1 for t in self._locked.values() if now - t <= self.ttl)
+        """How many tables with a passphrase (distinct salts heard again at a beacon's rate) were
+        heard in the last ``ttl`` seconds without being opened. Anyone can send such datagrams:
+        this is a hint for the user, not a fact."""
+        return len(self._salts(now))
+
+    def refused(self, now: float) -> int:
+        """How many of the ``locked`` salts were tried with this passphrase and failed again and
+        again (a wrong passphrase, or a stranger repeating one made-up salt)."""
+        return sum(1 for s in self._salts(now) if s.shut(now, self.ttl))
+
+    def pending(self, now: float) -> int:
+        """Salts heard lately whose name tag holds for ``sought`` but that neither opened nor
+        failed yet (their key waits for the budget): ``join NAME`` waits for them."""
+        return sum(1 for s in [*self._once.values(), *self._again.values()]
+                   if s.named and s.live(now, self.ttl) and now - s.opened > self.ttl
+                   and now - s.failed_last > self.ttl)
 
     def shut(self, salt: bytes, now: float) -> bool:
-        """Whether beacons with ``salt`` were heard in the last ``ttl`` seconds and not opened
-        (for the salt of a key held: sealed with another passphrase)."""
-        return now - self._locked.get(salt, float("-inf")) <= self.ttl
+        """Whether beacons with ``salt`` failed to open again and again at a beacon's rate in the
+        last ``ttl`` seconds and none opened (for the salt of a key held: another passphrase)."""
+        heard = self._again.get(salt) or self._once.get(salt)
+        return heard is not None and heard.shut(now, self.ttl)
 
-    def _lock(self, salt: bytes, reason: str, now: float) -> None:
-        self.dropped[reason] += 1
-        self._locked.pop(salt, None)
-        self._locked[salt] = now
-        while len(self._locked) > MAX_TABLES:
-            del self._locked[next(iter(self._locked))]
+    def _hear(self, salt: bytes, now: float) -> _Salt:
+        heard = self._again.get(salt)
+        if heard is not None:
+            heard.hear(now, self.ttl)
+            return heard
+        heard = self._once.pop(salt, None)
+        if heard is None:
+            heard = _Salt(now, now)
+        heard.hear(now, self.ttl)
+        if not heard.recurring:
+            self._once[salt] = heard  # the newest last: the oldest goes first
+            while len(self._once) > MAX_SALTS:
+                del self._once[next(iter(self._once))]
+            return heard
+        self._again[salt] = heard
+        while len(self._again) > MAX_TABLES:
+            del self._again[min(self._again, key=lambda k: self._again[k].last)]
+        return heard
 
+    def _key(self, salt: bytes, datagram: bytes, now: float) -> seal.Seal | None:
+        """The key to try on a sealed datagram, within the bounds (None, counted: none now)."""
+        heard = self._hear(salt, now)
+        key = self.keys.held(salt)
+        if key is not None:
+            return key
+        if self.keys.passphrase is None:
+            self.dropped["passphrase"] += 1
+            return None
+        heard.named = heard.named or self.keys.named(datagram, wire.HEAD_BYTES)
+        if not heard.named and not heard.recurring:
+            self.dropped["salt heard once"] += 1  # worth a key when it comes again, as beacons do
+            return None
+        key = self.keys.get(salt, now, named=heard.named)
+        if key is None:
+            self.dropped["busy"] += 1
+        return key
+
+    # --- other wire versions -----------------------------------------------------------------
+    def _other_version(self, datagram: bytes, now: float) -> bool:
+        """Remember a datagram of another wire version (the name of a clear beacon that checks
+        out under this version's codec); False if it is not one."""
+        if len(datagram) <= wire.HEAD_BYTES or datagram[:2] != wire.MAGIC or datagram[2] == wire.VERSION:
+            return False
+        self.dropped["version"] += 1
+        version = datagram[2]
+        heard = self._versions.get(version)
+        if heard is None:
+            if len(self._versions) >= MAX_VERSIONS:
+                return True
+            heard = self._versions[version] = _Version(now, now)
+        if now - heard.last > self.ttl:
+            heard.first = now
+        heard.last = now
+        if len(heard.names) < MAX_ADDRS and heard.tried < MAX_TABLES and not datagram[3]:
+            heard.tried += 1
+            try:
+                name = _decode(datagram[:2] + bytes((wire.VERSION,)) + datagram[3:], None).name
+            except BeaconError:
+                return True
+            if name not in heard.names:
+                heard.names.append(name)
+        return True
+
+    def other_versions(self) -> list[tuple[int, str | None]]:
+        """(wire version, table name) of the beacons of other versions heard: every name read,
+        or None for a version heard again at a beacon's rate whose beacons could not be read."""
+        out: list[tuple[int, str | None]] = []
+        for version, heard in sorted(self._versions.items()):
+            if heard.names:
+                out += [(version, name) for name in heard.names]
+            elif heard.last - heard.first >= RECUR_GAP:
+                out.append((version, None))
+        return out
+
+    # --- beacons -----------------------------------------------------------------------------
     def receive(self, datagram: bytes, addr: Addr, now: float) -> TableHeard | None:
         """Record the beacon in ``datagram`` sent from ``addr``; None (and a count) if it is not one."""
+        if self._other_version(datagram, now):
+            return None
         salt = wire.sealed_salt(datagram)
         key = None if self.keys.passphrase is None else _CLEAR
         if salt is not None:
-            key = self.keys.get(salt, now)
+            key = self._key(salt, datagram, now)
             if key is None:
-                self._lock(salt, "passphrase" if self.keys.passphrase is None else "busy", now)
                 return None
         def admit(packet: wire.Packet) -> str:
             msg = packet.msg
@@ -231,14 +390,16 @@ class Discovery:
         try:
             beacon = _decode(datagram, key, admit)
         except BeaconError as err:
-            if salt is not None and str(err) == "passphrase":
-                self._lock(salt, "passphrase", now)
-            else:
-                self.dropped[str(err)] += 1
+            self.dropped[str(err)] += 1
+            heard = None if salt is None else self._again.get(salt) or self._once.get(salt)
+            if heard is not None and str(err) == "passphrase":
+                heard.fail(now, self.ttl)
             return None
         if salt is not None:
             self.keys.opened(salt)
-            self._locked.pop(salt, None)
+            heard = self._again.get(salt) or self._once.get(salt)
+            if heard is not None:
+                heard.opened = now
         return self.heard(beacon, addr, now)
 
     def heard(self, beacon: Beacon, addr: Addr, now: float) -> TableHeard | None:

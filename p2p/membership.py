@@ -87,16 +87,17 @@ class Membership(PeerState):
     def _on_asking(self, msg: Join, addr: Addr, packet: wire.Packet) -> None:
         """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
         then the signatures, then the join goes in the log; nothing about it is kept before."""
+        if msg.proposal is None or msg.proposal_sig is None or addr in self.addrs.values():
+            return  # a newcomer's JOIN carries its join, from no member's address: an answer is
+            # no bigger than it, and a stranger cannot turn answers on the members (lobby.py)
         if self.role != LEADER:
-            if self.door.may_answer(self.now):
+            if self.door.may_answer(msg.key, addr, self.now):
                 self._redirect(addr)
-            return
-        if msg.proposal is None or msg.proposal_sig is None:
             return
         if not self.roster.open or not self._may_change_members():
             return  # a full or started table: its beacon says so
         if not self.door.valid(msg.cookie, msg.key, addr, self.now):
-            if self.door.may_answer(self.now):
+            if self.door.may_answer(msg.key, addr, self.now):
                 cookie = self.door.cookie(msg.key, addr, self.now)
                 self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
             else:

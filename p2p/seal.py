@@ -14,17 +14,27 @@ a peer's seeded stream: a seed used twice (tests, a replayed run) would repeat n
 one key, which breaks the cipher, and nothing a peer decides depends on them, so seeded runs
 stay deterministic in all but the ciphertext.
 
+A beacon's nonce carries a **name tag**: 8 random bytes, then a keyed BLAKE2b (16 bytes) of
+the salt and those bytes under the table name's key, ``Argon2id(passphrase, name_salt(name))``.
+A joiner that types ``join NAME --passphrase P`` derives that key once and checks the tag of
+every sealed datagram it hears (a microsecond): only salts whose tag holds are worth a table
+key, and a stranger without the passphrase cannot make one hold (``Keyring.named``).
+
 ``Keyring`` holds a listener's keys, one per salt it heard: strangers can send beacons with
-ever-new salts, and each key costs ``MEMLIMIT`` and about 0.1 s of CPU, so it derives at most
-``DERIVE_BURST`` at once and then one per ``DERIVE_EVERY`` seconds, and keeps at most
-``KEYRING_SIZE`` keys (a key that opened a beacon is evicted last).
+ever-new salts, and each key costs ``MEMLIMIT`` and about 0.1 s of CPU, so it derives within
+two budgets: salts whose name tag holds, at most ``DERIVE_BURST`` at once then one per
+``NAMED_EVERY`` seconds; other salts (the caller offers only those heard again at a beacon's
+rate: ``p2p/discovery.py``), at most ``DERIVE_BURST`` at once then one per ``DERIVE_EVERY``
+seconds. It keeps at most ``KEYRING_SIZE`` keys (a key that opened a beacon is evicted last).
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import hashlib
+import hmac
 import os
 import unicodedata
 from dataclasses import dataclass, field
@@ -51,6 +61,11 @@ MEMLIMIT = argon2id.MEMLIMIT_INTERACTIVE
 KEYRING_SIZE = 16
 DERIVE_BURST = 4
 DERIVE_EVERY = 2.0
+NAMED_EVERY = 0.5
+"""Seconds per derivation for salts whose name tag holds (only someone with the passphrase and
+the name, or a replay of the table's own beacons, makes those)."""
+TAG_RANDOM = 8
+"""Random bytes at the start of a beacon's nonce; the name tag fills the other 16."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +74,23 @@ class Seal:
 
     salt: bytes
     key: bytes = field(repr=False)
+    passphrase: str | None = field(default=None, repr=False, compare=False)
+    """The passphrase it was derived from (``derive``): for the name key of its beacons."""
+    name_key: bytes | None = field(default=None, repr=False, compare=False)
+    """Set on a beacon's seal (``for_beacon``): its nonces carry the name tag."""
+
+    def for_beacon(self, name: str) -> Seal:
+        """This seal for a beacon of table ``name``: its nonces carry the name tag."""
+        if self.passphrase is None:
+            return self
+        return dataclasses.replace(self, name_key=name_key(self.passphrase, name))
 
     def close(self, head: bytes, body: bytes) -> bytes:
         """``head`` + salt + nonce + ``body`` encrypted (head and salt authenticated too)."""
         aad = head + self.salt
         nonce = os.urandom(NONCE_BYTES)
+        if self.name_key is not None:
+            nonce = nonce[:TAG_RANDOM] + _name_tag(self.name_key, self.salt, nonce[:TAG_RANDOM])
         return aad + nonce + crypto_aead_xchacha20poly1305_ietf_encrypt(body, aad, nonce, self.key)
 
     def open(self, data: bytes, head: int) -> bytes | None:
@@ -92,12 +119,36 @@ def table_salt(table_id: bytes) -> bytes:
     return hashlib.blake2b(table_id, digest_size=SALT_BYTES, person=b"cardtable-salt").digest()
 
 
+def name_salt(name: str) -> bytes:
+    """The salt of a table name's key (any case: ``join`` finds names in any case)."""
+    text = unicodedata.normalize("NFC", name).lower().encode("utf-8")
+    return hashlib.blake2b(text, digest_size=SALT_BYTES, person=b"cardtable-name").digest()
+
+
+def name_key(passphrase: str, name: str) -> bytes:
+    """The key of a table name's tag: Argon2id of the passphrase with the name's salt (cached)."""
+    return derive(passphrase, name_salt(name)).key
+
+
+def _name_tag(key: bytes, salt: bytes, random: bytes) -> bytes:
+    data = b"cardtable/beacon/" + salt + random
+    return hashlib.blake2b(data, key=key, digest_size=NONCE_BYTES - TAG_RANDOM).digest()
+
+
+def name_tagged(key: bytes, data: bytes, head: int) -> bool:
+    """Whether the datagram sealed after ``head`` clear bytes carries the name tag of ``key``."""
+    if len(data) < head + OVERHEAD:
+        return False
+    salt, nonce = data[head:head + SALT_BYTES], data[head + SALT_BYTES:head + SALT_BYTES + NONCE_BYTES]
+    return hmac.compare_digest(nonce[TAG_RANDOM:], _name_tag(key, bytes(salt), bytes(nonce[:TAG_RANDOM])))
+
+
 @functools.lru_cache(maxsize=32)
 def derive(passphrase: str, salt: bytes) -> Seal:
     """The key of ``passphrase`` for ``salt`` (Argon2id; cached: each pair is derived once)."""
     secret = unicodedata.normalize("NFC", passphrase).encode("utf-8")
     key = argon2id.kdf(KEY_BYTES, secret, bytes(salt), opslimit=OPSLIMIT, memlimit=MEMLIMIT)
-    return Seal(bytes(salt), key)
+    return Seal(bytes(salt), key, passphrase)
 
 
 def for_table(passphrase: str | None, table_id: bytes) -> Seal | None:
@@ -105,17 +156,37 @@ def for_table(passphrase: str | None, table_id: bytes) -> Seal | None:
     return None if passphrase is None else derive(passphrase, table_salt(table_id))
 
 
-class Keyring:
-    """A listener's keys for one passphrase, one per salt heard, derived within bounds (see
-    the module docstring). ``derive`` (the cached ``derive``) is called only within them."""
+class _Budget:
+    """A token bucket: ``burst`` at once, then one per ``every`` seconds."""
 
-    def __init__(self, passphrase: str | None, *, burst: int = DERIVE_BURST, every: float = DERIVE_EVERY,
-                 size: int = KEYRING_SIZE) -> None:
-        self.passphrase = passphrase
-        self.burst, self.every, self.size = burst, every, size
+    def __init__(self, burst: int, every: float) -> None:
+        self.burst, self.every = burst, every
         self.tokens = float(burst)
         self.refilled: float | None = None
+
+    def take(self, now: float) -> bool:
+        if self.refilled is not None and self.every > 0:
+            self.tokens = min(float(self.burst), self.tokens + max(0.0, now - self.refilled) / self.every)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+class Keyring:
+    """A listener's keys for one passphrase, one per salt heard, derived within bounds (see
+    the module docstring). ``derive`` (the cached ``derive``) is called only within them, and
+    once for the name sought (``name``: set by ``join NAME``), whose key checks name tags."""
+
+    def __init__(self, passphrase: str | None, *, burst: int = DERIVE_BURST, every: float = DERIVE_EVERY,
+                 named_every: float = NAMED_EVERY, size: int = KEYRING_SIZE) -> None:
+        self.passphrase = passphrase
+        self.size = size
+        self.name: str | None = None
         self.derived = 0
+        self._budgets = (_Budget(burst, every), _Budget(burst, named_every))
+        self._name_key: tuple[str, bytes] | None = None
         self._keys: collections.OrderedDict[bytes, Seal] = collections.OrderedDict()
         self._opened: set[bytes] = set()
 
@@ -125,20 +196,30 @@ class Keyring:
         self._opened.add(seal.salt)
         self._trim()
 
-    def get(self, salt: bytes, now: float) -> Seal | None:
-        """The key for ``salt``; None without a passphrase or when no derivation is allowed now."""
+    def named(self, data: bytes, head: int) -> bool:
+        """Whether the sealed datagram ``data`` (``head`` clear bytes) carries the name tag of the
+        name sought with this passphrase (False when there is no name or no passphrase)."""
+        if self.passphrase is None or self.name is None:
+            return False
+        if self._name_key is None or self._name_key[0] != self.name:
+            self._name_key = (self.name, name_key(self.passphrase, self.name))
+        return name_tagged(self._name_key[1], data, head)
+
+    def held(self, salt: bytes) -> Seal | None:
+        """The key of ``salt`` if it is held (no derivation)."""
         seal = self._keys.get(salt)
         if seal is not None:
             self._keys.move_to_end(salt)
+        return seal
+
+    def get(self, salt: bytes, now: float, named: bool = False) -> Seal | None:
+        """The key for ``salt``; None without a passphrase or when no derivation is allowed now
+        (``named``: the salt's name tag holds, the other budget)."""
+        seal = self.held(salt)
+        if seal is not None or self.passphrase is None:
             return seal
-        if self.passphrase is None:
+        if not self._budgets[named].take(now):
             return None
-        if self.refilled is not None:
-            self.tokens = min(float(self.burst), self.tokens + max(0.0, now - self.refilled) / self.every)
-        self.refilled = now
-        if self.tokens < 1:
-            return None
-        self.tokens -= 1
         self.derived += 1
         seal = derive(self.passphrase, salt)
         self._keys[salt] = seal

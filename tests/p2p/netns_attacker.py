@@ -9,7 +9,11 @@ datagram it sees and, until it is sent SIGTERM,
   huge term (the wire's limit, 2**62, 10**6, or the highest term seen plus one or plus
   2**20);
 - the replay attack: ``--rate`` captured member datagrams a second, each resent from its
-  own address to where it went, and a captured beacon re-broadcast every half second.
+  own address to where it went, and a captured beacon re-broadcast every half second;
+- the salt flood (``--salt-flood N``): N datagrams a second that look like sealed beacons,
+  broadcast to the discovery port: half with a new salt each, half with one of a hundred
+  salts that come back every two seconds, as a table's do. (Look-alikes with the table's own
+  salt would only help a joiner find it: tests/p2p/test_door.py has them.)
 
 On SIGTERM it prints one JSON line of what it saw and sent, and exits.
 """
@@ -60,7 +64,10 @@ class Attacker:
         self.peers: set[tuple[str, int]] = set()
         self.table_id: bytes | None = None
         self.top_term = 0
-        self.counts = {"seen": 0, "replayed": 0, "term_attack": 0, "beacons_replayed": 0, "send_errors": 0}
+        self.counts = {"seen": 0, "replayed": 0, "term_attack": 0, "beacons_replayed": 0, "send_errors": 0,
+                       "salt_flood": 0}
+        self.salt_flood = 0.0
+        self.salts = [self.rng.randbytes(16) for _ in range(100)]
         self.stop = False
         self.since = float("inf")  # when it first heard the table (the attacks start)
 
@@ -116,9 +123,18 @@ class Attacker:
             self.send(data, dst)
             self.counts["replayed"] += 1
 
+    def flood_salt(self) -> None:
+        """One look-alike sealed beacon to the discovery port (see the module docstring)."""
+        r, n = self.rng, self.counts["salt_flood"]
+        head = wire.MAGIC + bytes((wire.VERSION, wire.FLAG_SEALED))
+        salt = r.randbytes(16) if n % 2 == 0 else self.salts[n // 2 % len(self.salts)]
+        data = head + salt + r.randbytes(r.randrange(40, 300))
+        self.send(data, (self.broadcast, DISCOVERY_PORT))
+        self.counts["salt_flood"] += 1
+
     def run(self) -> None:
         now = time.monotonic()
-        next_replay = next_term = next_beacon = now
+        next_replay = next_term = next_beacon = next_salt = now
         while not self.stop:
             ready, _, _ = select.select([self.capture], [], [], 0.002)
             if ready:
@@ -129,9 +145,12 @@ class Attacker:
                         break
                     self.hear(frame)
             now = time.monotonic()
-            while now >= next_replay:
+            while self.rate and now >= next_replay:
                 self.replay()
                 next_replay += 1 / self.rate
+            while self.salt_flood and now >= next_salt:
+                self.flood_salt()
+                next_salt += 1 / self.salt_flood
             if now >= next_term:
                 self.term_attack()
                 next_term = now + self.every
@@ -153,9 +172,11 @@ def main() -> None:
     parser.add_argument("--broadcast", required=True, help="the LAN's broadcast address")
     parser.add_argument("--rate", type=float, default=50.0, help="replays a second")
     parser.add_argument("--every", type=float, default=0.1, help="seconds between term-attack rounds")
+    parser.add_argument("--salt-flood", type=float, default=0.0, help="look-alike sealed beacons a second")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     attacker = Attacker(args.me, args.broadcast, args.rate, args.every, args.seed)
+    attacker.salt_flood = args.salt_flood
 
     def stop(*_: Any) -> None:
         attacker.stop = True

@@ -171,7 +171,13 @@ def test_a_passphrase_discovery_hears_only_its_tables() -> None:
     disc = Discovery(passphrase="pw")
     disc.receive(enc(beacon(name="open")), ("10.0.0.5", 1), 1.0)
     disc.receive(enc(beacon(table=b"S" * 16, name="secret"), "pw"), ("10.0.0.6", 1), 1.0)
+    assert disc.tables() == []  # a salt heard once: anyone can send one
+    disc.receive(enc(beacon(table=b"S" * 16, name="secret"), "pw"), ("10.0.0.6", 1), 2.0)
     assert [t.name for t in disc.tables()] == ["secret"]
+    seeker = Discovery(passphrase="pw")
+    seeker.sought = "SECRET"  # join NAME: its name tag holds, so its first beacon is opened
+    seeker.receive(enc(beacon(table=b"S" * 16, name="secret"), "pw"), ("10.0.0.6", 1), 1.0)
+    assert [t.name for t in seeker.tables()] == ["secret"]
 
 
 def test_parse_hostport() -> None:

@@ -7,7 +7,9 @@ traffic from before the host starts until the match is over and meanwhile runs t
 attack (APPENDs with its own join and VOTE_ASKs, signed by fresh keys, with terms up to the
 wire's limit, to every peer address, ten rounds a second) and the replay attack (captured
 member datagrams resent from its own address, 50 a second, and captured beacons
-re-broadcast). Needs root and ``ip``/``nft``: skipped, saying why, without them.
+re-broadcast). A second test runs a passphrase table while the stranger floods the discovery
+port with look-alike sealed beacons (``--salt-flood``): its joiners still find it. Needs root
+and ``ip``/``nft``: skipped, saying why, without them.
 """
 
 from __future__ import annotations
@@ -95,3 +97,34 @@ def test_a_match_survives_a_strangers_term_and_replay_attacks(lan: Lan, procs: P
         assert logs and max(s.term for s in logs) < 1000, (home, [s.term for s in logs])
         hosts = {h for s in logs for _, h, *_ in s.meta.get("addrs", [])}
         assert hosts and hosts <= peers, (home, hosts)
+
+
+SALT_FLOOD = 100
+
+
+def test_joiners_find_a_passphrase_table_under_a_salt_flood(lan: Lan, procs: Procs, tmp_path: Path) -> None:
+    """SOLO classic for 3 with a pool of 1 and a passphrase; the stranger floods the discovery
+    port with 100 look-alike sealed beacons a second (new salts, and salts that come back as a
+    table's do) from before the host starts to the end."""
+    me = lan.addr(PEERS)
+    attacker = procs.start("attacker", [sys.executable, str(ATTACKER), "--me", me, "--broadcast",
+                                        f"{SUBNET}.255", "--rate", "0", "--every", "3600",
+                                        "--salt-flood", str(SALT_FLOOD)],
+                           prefix=["ip", "netns", "exec", lan.strangers[0]])
+    wait_until(lambda: "listening" in attacker.out or attacker.popen.poll() is not None, 30, "the attacker")
+    assert attacker.popen.poll() is None, attacker.err
+    common = ["--auto", "heuristic", "--linger", "3", "--passphrase", "four random words here"]
+    homes = [tmp_path / f"p{i}" for i in range(3)]
+    host = procs.cardtable("host", "host", "solo", "--name", "sealed", "--players", "3", "--pool", "1",
+                           "--home", str(homes[0]), *common, prefix=["ip", "netns", "exec", lan.peers[0]])
+    wait_until(lambda: "waiting for" in host.err or host.popen.poll() is not None, 30, "the table")
+    joiners = [procs.cardtable(f"join{i}", "join", "sealed", "--name", f"j{i}", "--home", str(homes[i]),
+                               *common, prefix=["ip", "netns", "exec", lan.peers[i]])
+               for i in (1, 2)]
+    for proc in [*joiners, host]:  # a joiner that hears no table says so after its 8 s
+        assert proc.wait(120) == 0, f"{proc.name} failed:\n{proc.err[-3000:]}"
+    attacker.popen.send_signal(signal.SIGTERM)
+    assert attacker.wait(20) == 0, attacker.err
+    report = json.loads(attacker.out.strip().splitlines()[-1])
+    assert len({proc.digest() for proc in [host, *joiners]}) == 1
+    assert report["salt_flood"] > 10 * SALT_FLOOD, report  # it flooded throughout

@@ -174,11 +174,11 @@ def test_a_passphrase_table_is_private(procs: Procs, tmp_path: Path) -> None:
                            "--passphrase", "pw", "--auto", "heuristic", "--linger", "1",
                            "--home", str(tmp_path / "h"))
     wait_until(lambda: "waiting for" in host.err, 30, "the table")
-    outsider = procs.cardtable("tables", "tables", "--json", "--seconds", "1.5")
+    outsider = procs.cardtable("tables", "tables", "--json", "--seconds", "2.5")  # two beacons at least
     assert outsider.wait(30) == 0 and outsider.out.strip() == "[]"
     assert "with a passphrase heard: give its --passphrase" in outsider.err, outsider.err
     wrong = procs.cardtable("wrong", "join", "secret", "--passphrase", "pv", "--auto", "heuristic",
-                            "--seconds", "1.5", "--home", str(tmp_path / "w"))
+                            "--seconds", "3.5", "--home", str(tmp_path / "w"))  # its salt fails twice
     assert wrong.wait(30) == 1
     lines = wrong.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cardtable: error: no table heard 'secret'") \

@@ -219,14 +219,20 @@ def test_a_listener_opens_the_beacons_its_passphrase_opens_and_counts_the_others
     for data in (mine, other):
         assert b"kitchen" not in data and b"attic" not in data and who.key not in data
     with_it = Discovery(PASSPHRASE)
-    for data in (mine, other, clear):
-        with_it.receive(data, ("10.0.0.9", 1), 1.0)
-    assert [t.name for t in with_it.tables()] == ["kitchen"]
-    assert with_it.locked(1.0) == 1 and with_it.locked(1.0 + 2 * with_it.ttl) == 0
+    for now in (1.0, 2.0, 3.0):  # beacons come once a second: a salt is tried when heard again
+        for data in (mine, other, clear):
+            with_it.receive(data, ("10.0.0.9", 1), now)
+        assert [t.name for t in with_it.tables()] == ([] if now == 1.0 else ["kitchen"])
+    assert with_it.dropped["salt heard once"] == 2
+    assert with_it.locked(3.0) == 1 and with_it.locked(3.0 + 2 * with_it.ttl) == 0
+    assert with_it.refused(3.0) == 1  # attic's salt failed at 2.0 and 3.0: another passphrase
     without = Discovery()
-    for data in (mine, other, clear):
-        without.receive(data, ("10.0.0.9", 1), 1.0)
-    assert [t.name for t in without.tables()] == ["porch"] and without.locked(1.0) == 2
+    for now in (1.0, 2.0):
+        for data in (mine, other, clear):
+            without.receive(data, ("10.0.0.9", 1), now)
+        # a salt heard once is no table yet (anyone can send one)
+        assert without.locked(now) == (0 if now == 1.0 else 2)
+    assert [t.name for t in without.tables()] == ["porch"]
     # a joiner's node holds its table's key only: it tells a wrong passphrase from a silent table
     key = seal.for_table(PASSPHRASE, b"\x03" * 16)
     assert key is not None
@@ -235,13 +241,17 @@ def test_a_listener_opens_the_beacons_its_passphrase_opens_and_counts_the_others
     node.receive(mine, ("10.0.0.9", 1), 1.0)
     assert not node.shut(key.salt, 1.0) and [t.name for t in node.tables()] == ["kitchen"]
     wrong = _sealed(b"\x03" * 16, "kitchen", who, seal.Seal(key.salt, bytes(32)), 4)
-    assert node.receive(wrong, ("10.0.0.9", 1), 2.0) is None
-    assert node.shut(key.salt, 2.0) and not node.shut(key.salt, 2.0 + 2 * node.ttl)
+    for now in (2.0, 3.0, 4.5):
+        assert node.receive(wrong, ("10.0.0.9", 1), now) is None
+        assert not node.shut(key.salt, now)  # its beacons opened at 1.0: the failures are a stranger's
+    assert node.receive(wrong, ("10.0.0.9", 1), 5.5) is None
+    assert node.shut(key.salt, 5.5) and not node.shut(key.salt, 5.5 + 2 * node.ttl)
 
 
 def test_a_listener_bounds_the_derivations_a_stranger_makes_it_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Beacons with ever-new salts: at most DERIVE_BURST derivations at once, then one per
-    DERIVE_EVERY seconds; at most KEYRING_SIZE keys held; a table already opened stays open."""
+    """Beacons with ever-new salts: none derived until heard again; salts heard again, at most
+    DERIVE_BURST derivations at once, then one per DERIVE_EVERY seconds; at most KEYRING_SIZE
+    keys held; a table already opened stays open."""
     calls: list[bytes] = []
     who = Identity.from_seed(b"r" * 32)
     real_key = seal.for_table(PASSPHRASE, b"\x06" * 16)
@@ -256,6 +266,7 @@ def test_a_listener_bounds_the_derivations_a_stranger_makes_it_do(monkeypatch: p
         return hashlib.blake2b(secret + salt, digest_size=size).digest()
 
     real = _sealed(b"\x06" * 16, "real", who, real_key, 1)
+    later = {i: _sealed(b"\x06" * 16, "real", who, real_key, 2 + i) for i in range(0, 3000, 50)}
     monkeypatch.setattr(seal.argon2id, "kdf", kdf)
     monkeypatch.setattr(seal, "derive", seal.derive.__wrapped__)  # no process-wide cache either
     rng = random.Random(3)
@@ -266,30 +277,34 @@ def test_a_listener_bounds_the_derivations_a_stranger_makes_it_do(monkeypatch: p
         data = wire.MAGIC + bytes((wire.VERSION, wire.FLAG_SEALED)) + salt + rng.randbytes(200)
         assert disc.receive(data, ("10.0.0.66", 1), now) is None
 
-    for i in range(1000):
+    for i in range(1000):  # a burst of new salts, each heard once: no derivation at all
         junk(i / 1000)
-    assert len(calls) == seal.DERIVE_BURST
-    assert disc.receive(real, ("10.0.0.7", 1), 1.0) is None  # no derivation left for now
-    assert disc.dropped["busy"] == 1000 - seal.DERIVE_BURST + 1
-    heard: TableHeard | None = disc.receive(real, ("10.0.0.7", 1), 1.0 + seal.DERIVE_EVERY)
-    assert heard is not None and heard.name == "real"
+    assert calls == [] and disc.dropped["salt heard once"] == 1000
+    assert disc.receive(real, ("10.0.0.7", 1), 1.0) is None  # heard once: not yet worth a key
+    heard: TableHeard | None = disc.receive(real, ("10.0.0.7", 1), 2.0)  # again, a beacon later
+    assert heard is not None and heard.name == "real" and len(calls) == 1
     derived = len(calls)
-    for i in range(3000):  # a minute of flood at 50 new salts a second
-        now = 1.0 + seal.DERIVE_EVERY + i / 50
-        junk(now)
-        if i % 50 == 0:
-            again = _sealed(b"\x06" * 16, "real", who, real_key, 2 + i)
-            assert disc.receive(again, ("10.0.0.7", 1), now) is not None  # no new derivation for it
-    assert len(calls) - derived <= 60 / seal.DERIVE_EVERY + 1
+    salts = [rng.randbytes(seal.SALT_BYTES) for _ in range(3000)]
+    for i in range(3000):  # a minute of 50 made-up salts a second, each heard again a second later
+        now = 2.0 + i / 50
+        for salt in (salts[i], salts[i - 50]):
+            data = wire.MAGIC + bytes((wire.VERSION, wire.FLAG_SEALED)) + salt + rng.randbytes(200)
+            assert disc.receive(data, ("10.0.0.66", 1), now) is None
+        if i in later:
+            assert disc.receive(later[i], ("10.0.0.7", 1), now) is not None  # no new derivation for it
+    assert len(calls) - derived <= seal.DERIVE_BURST + 60 / seal.DERIVE_EVERY + 1
     assert len(disc.keys) <= seal.KEYRING_SIZE
     assert disc.locked(now) <= 64
     # a playing node's discovery derives nothing: it opens its own table's beacons only
     quiet = Discovery(PASSPHRASE, derive=False)
     quiet.keys.pin(real_key)
+    beacons = [_sealed(b"\x07" * 16, "x", who, other_key, 1), _sealed(b"\x06" * 16, "real", who, real_key, 1),
+               _sealed(b"\x07" * 16, "x", who, other_key, 2)]  # (sealing one derives its name key)
     before = len(calls)
-    assert quiet.receive(_sealed(b"\x07" * 16, "x", who, other_key, 1), ("10.0.0.7", 1), 0.0) is None
-    assert quiet.receive(_sealed(b"\x06" * 16, "real", who, real_key, 1), ("10.0.0.7", 1), 0.0) is not None
-    assert len(calls) == before and quiet.dropped["busy"] == 1
+    assert quiet.receive(beacons[0], ("10.0.0.7", 1), 0.0) is None
+    assert quiet.receive(beacons[1], ("10.0.0.7", 1), 0.0) is not None
+    assert quiet.receive(beacons[2], ("10.0.0.7", 1), 1.0) is None
+    assert len(calls) == before and quiet.dropped["salt heard once"] == 1 and quiet.dropped["busy"] == 1
 
 
 def test_a_sealed_datagram_of_arbitrary_bytes_is_a_wire_error() -> None:
