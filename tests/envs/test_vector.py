@@ -1,0 +1,197 @@
+"""The batched C environment (envs/vector.py, ai/_vector.pxi) against the engine.
+
+Side by side: a round is played in the engine (with the PettingZoo environments' asking order,
+token paths and codec) and in one game of the vector env, token for token with random legal
+tokens; at every step both must agree on the seat asked, the action mask and the observation
+vector (all of it but SOLO's ``known`` block, which the vector env leaves at zero), and at the
+end on the rewards. The engine's and the mirror's reshuffles draw different orders, so after
+a step that reshuffles, the engine's position is loaded into the vector env again.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardtable.engine.match import Match, match_seed
+from cardtable.engine.scout import State as ScoutState
+from cardtable.engine.solo import State as SoloState
+from cardtable.envs.asking import Asking
+from cardtable.envs.table import CODECS, better_sign, make_config
+from cardtable.envs.tokens import PASS
+from cardtable.envs.vector import VectorEnv
+
+CASES: list[tuple[str, int, dict[str, Any] | None]] = [
+    ("solo", 2, {}),
+    ("solo", 4, {"edition": "anniversary"}),
+    ("solo", 5, {"edition": "classic", "gifts": True, "protection": True, "multiples": True,
+                 "self_jump_in": True, "mixed_stacking": True}),
+    ("scout", 2, None),
+    ("scout", 4, None),
+    ("scout", 5, None),
+]
+
+
+def _reference(state: Any, asking: Asking, path: list[int], game: str, n: int,
+               config: dict[str, Any]) -> tuple[int, np.ndarray, np.ndarray]:
+    """The seat asked, its mask and its observation vector, as the PettingZoo env makes them."""
+    codec = CODECS[game]
+    decision = asking.current(state, state, n)
+    assert decision is not None
+    mask = np.zeros(codec.NUM_TOKENS, np.int8)
+    mask[decision.trie.tokens(tuple(path))] = 1
+    obs = state.observation(decision.seat)
+    obs.update(round=0, totals=[0] * n, config=config)
+    vector = codec.features(obs, path, "offer" if decision.may_pass else "move")
+    if game == "solo":
+        start, shape = codec.LAYOUT.offsets["known"]
+        vector[start:start + int(np.prod(shape))] = 0
+    return decision.seat, mask, vector
+
+
+def play_side_by_side(env: VectorEnv, state: Any, seed: int, cap: int = 20000) -> int:
+    """Play game 0 of ``env`` (holding ``state``'s position) and ``state`` together to the end."""
+    game, n = env.game, env.players
+    codec = CODECS[game]
+    config = state.config.to_dict()
+    asking = Asking(codec)
+    rng = random.Random(seed)
+    path: list[int] = []
+    for step in range(cap):
+        seat, mask, vector = _reference(state, asking, path, game, n, config)
+        where = f"seed {seed} step {step}"
+        assert env.seats[0] == seat, where
+        assert np.array_equal(env.action_masks[0], mask), where
+        assert np.array_equal(env.observations[0], vector), where
+        token = rng.choice(np.flatnonzero(mask).tolist())
+        env.step([token])
+        path.append(token)
+        action = asking.current(state, state, n).trie.action(tuple(path))
+        if action is None:
+            assert not env.dones[0], where
+            continue
+        path = []
+        if action is PASS:
+            asking.declined(seat)
+            continue
+        before = getattr(state, "reshuffles", 0)
+        state.apply(seat, action)
+        asking.applied()
+        if state.is_over():
+            sign = better_sign(state.config)
+            expected = [sign * d for d in state.round_scores()]
+            assert env.dones[0], where
+            assert env.rewards[0].tolist() == expected, where
+            return step + 1
+        assert not env.dones[0], where
+        assert not env.rewards[0].any(), where
+        if getattr(state, "reshuffles", 0) != before:
+            env.load(0, state.snapshot())
+    raise AssertionError(f"seed {seed}: no end in {cap} steps")
+
+
+@pytest.mark.parametrize(("game", "players", "rules"), CASES)
+def test_engine_deals_play_the_same_in_the_vector_env(game: str, players: int,
+                                                      rules: dict[str, Any] | None) -> None:
+    config = make_config(game, players, rules)
+    env = VectorEnv(game, num_envs=1, players=players, rules=rules)
+    steps = 0
+    for seed in range(3):
+        state = Match(config, match_seed(seed, 0)).state
+        env.load(0, state.snapshot())
+        steps += play_side_by_side(env, state, seed)
+    assert steps > 60
+
+
+@pytest.mark.parametrize(("game", "players", "rules"), CASES)
+def test_the_vector_env_deals_rounds_the_engine_plays_the_same(game: str, players: int,
+                                                               rules: dict[str, Any] | None) -> None:
+    env = VectorEnv(game, num_envs=3, players=players, rules=rules, seed=7)
+    engine_state = SoloState if game == "solo" else ScoutState
+    fresh = Match(make_config(game, players, rules), b"x").state.snapshot()
+    for i in range(3):
+        snap = env.snapshot(i)
+        deal = {k: v for k, v in snap.items() if k not in ("hands", "draw", "discard", "set_aside",
+                                                           "colour", "jump", "seed", "known")}
+        assert deal == {k: v for k, v in fresh.items() if k in deal}
+        held = sorted(c for pile in [*snap["hands"], snap.get("draw", []), snap.get("discard", []),
+                                     snap.get("set_aside", [])] for c in pile)
+        dealt = sorted(c for pile in [*fresh["hands"], fresh.get("draw", []),
+                                      fresh.get("discard", []), fresh.get("set_aside", [])]
+                       for c in pile)
+        if game == "scout":  # each card lands either way up
+            held = sorted("/".join(sorted(c.split("/"), key=int)) for c in held)
+            dealt = sorted("/".join(sorted(c.split("/"), key=int)) for c in dealt)
+        assert held == dealt
+        assert [len(h) for h in snap["hands"]] == [len(h) for h in fresh["hands"]]
+    moved = VectorEnv(game, num_envs=1, players=players, rules=rules, seed=11)
+    play_side_by_side(moved, engine_state.from_snapshot(moved.snapshot(0)), seed=5)
+
+
+def test_layout_offsets_match_the_codecs() -> None:
+    """The C encoders write the codecs' blocks: a known value lands where LAYOUT says."""
+    env = VectorEnv("solo", num_envs=1, players=3)
+    snap = env.snapshot(0)
+    layout = CODECS["solo"].LAYOUT
+    seat = int(env.seats[0])
+    size = layout.offsets["hand_sizes"][0]
+    assert env.observations[0, size:size + 3].tolist() == [8.0, 8.0, 8.0]
+    assert env.observations[0, layout.offsets["draw_size"][0]] == len(snap["draw"])
+    assert layout.size == env.observations.shape[1] and seat in (0, 1, 2)
+    scout = VectorEnv("scout", num_envs=1, players=4)
+    assert CODECS["scout"].LAYOUT.size == scout.observations.shape[1]
+    phase = CODECS["scout"].LAYOUT.offsets["phase"][0]
+    assert scout.observations[0, phase:phase + 3].tolist() == [1.0, 0.0, 0.0]
+
+
+def test_random_steps_finish_episodes_pay_rewards_and_are_reproducible() -> None:
+    runs = []
+    for _ in range(2):
+        env = VectorEnv("solo", num_envs=8, players=2, seed=3)
+        finished = env.step_random(3000)
+        runs.append((finished, env.observations.copy(), env.action_masks.copy(), env.seats.copy()))
+        assert finished >= 8
+        assert env.action_masks.sum(axis=1).min() >= 1  # every game has a move after auto-reset
+    assert runs[0][0] == runs[1][0]
+    for a, b in zip(runs[0][1:], runs[1][1:], strict=True):
+        assert np.array_equal(a, b)
+    other = VectorEnv("solo", num_envs=8, players=2, seed=4)
+    other.step_random(3000)
+    assert not np.array_equal(other.observations, runs[0][1])
+
+
+def test_given_tokens_step_and_auto_reset() -> None:
+    env = VectorEnv("scout", num_envs=4, players=3, seed=1)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(2000):
+        tokens = [int(rng.choice(np.flatnonzero(m))) for m in env.action_masks]
+        _, rewards, dones, truncs = env.step(tokens)
+        assert not truncs.any()
+        ended += int(dones.sum())
+        assert not rewards[~dones].any()
+        for i in np.flatnonzero(dones):  # a fresh deal: the whole-hand choice, rewards paid
+            assert env.action_masks[i].tolist()[:2] == [1, 1] and env.action_masks[i].sum() == 2
+            assert rewards[i].any()
+    assert ended >= 4
+
+
+def test_bad_tokens_and_options_are_one_line_errors() -> None:
+    env = VectorEnv("solo", num_envs=2, players=2)
+    before = env.observations.copy()
+    illegal = int(np.flatnonzero(env.action_masks[1] == 0)[0])
+    legal = int(np.flatnonzero(env.action_masks[0])[0])
+    with pytest.raises(ValueError, match="not legal in game 1"):
+        env.step([legal, illegal])
+    assert np.array_equal(env.observations, before)  # nothing applied
+    with pytest.raises(ValueError, match="needs 2 tokens"):
+        env.step([legal])
+    with pytest.raises(ValueError, match="unknown game"):
+        VectorEnv("uno")
+    with pytest.raises(ValueError, match="num_envs"):
+        VectorEnv("solo", num_envs=0)
+    with pytest.raises(ValueError, match="voluntary_pass"):
+        VectorEnv("scout", players=2, rules={"voluntary_pass": True})
