@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from cardtable.engine.match import Match
 from cardtable.envs.table import CODECS, make_config
 
 DEFAULT_SEED = 0
@@ -40,9 +41,7 @@ class VectorEnv:
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
                  max_actions: int = 20_000) -> None:
-        from cardtable.ai._search import VectorCore
-
-        from cardtable.engine.match import Match
+        from cardtable.ai._search import VectorCore  # the compiled extension (optional)
 
         if game not in CODECS:
             raise ValueError(f"unknown game {game!r}: choose solo or scout")
