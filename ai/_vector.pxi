@@ -13,6 +13,7 @@ from libc.string cimport memcpy, memset
 
 
 cdef enum:
+    VEC_TRACK = 1024          # observation entries remembered for clearing (a row has < 300 set)
     VEC_MAX_PATH = 8          # the longest token path: multiples of 8 cards
     VEC_PASS_KIND = 255       # a cached "pass" entry (an out-of-turn chance declined)
     VEC_HAND_SIZE = 8         # SOLO: cards dealt to each seat (engine.solo.state.HAND_SIZE)
@@ -118,6 +119,8 @@ ctypedef struct VecSlot:
     unsigned short* paths  # VEC_MAX_PATH tokens per cached action
     unsigned char* plen
     int actions          # engine actions applied in this episode
+    unsigned short* written  # the observation entries set last time (to clear them)
+    int nwritten         # how many; -1: unknown, clear the whole row
 
 
 cdef inline int vec_rel(int seat, int me, int n) noexcept nogil:
@@ -189,85 +192,118 @@ cdef int vec_scout_encode(const ScoutAction* a, unsigned short* out) noexcept no
     return 4
 
 
-cdef void vec_solo_features(const SoloState* s, const VecSlot* slot, int me, float* v) noexcept nogil:
+cdef inline void vec_clear(VecSlot* slot, float* v, int size) noexcept nogil:
+    """Zero the entries the last observation set (the whole row when unknown): the large,
+    mostly zero rows are not swept at every step."""
+    cdef int k
+    if slot.nwritten < 0:
+        memset(v, 0, size * sizeof(float))
+    else:
+        for k in range(slot.nwritten):
+            v[slot.written[k]] = 0
+    slot.nwritten = 0
+
+
+cdef inline void vec_note(VecSlot* slot, int i) noexcept nogil:
+    if slot.nwritten >= 0:
+        if slot.nwritten < VEC_TRACK:
+            slot.written[slot.nwritten] = i
+            slot.nwritten += 1
+        else:
+            slot.nwritten = -1
+
+
+cdef inline void vec_put(VecSlot* slot, float* v, int i, float x) noexcept nogil:
+    """v[i] = x on a cleared row (nothing to do for 0)."""
+    if x != 0:
+        v[i] = x
+        vec_note(slot, i)
+
+
+cdef inline void vec_add(VecSlot* slot, float* v, int i, float x) noexcept nogil:
+    v[i] += x
+    vec_note(slot, i)
+
+
+cdef void vec_solo_features(const SoloState* s, VecSlot* slot, int me, float* v) noexcept nogil:
     """solo_codec.features of seat ``me`` (the ``known`` block stays zero: see envs/vector.py)."""
     cdef int n = s.n, f, i, top
-    memset(v, 0, VSO_SIZE * sizeof(float))
+    vec_clear(slot, v, VSO_SIZE)
     for f in range(SOLO_NFACES):
-        v[VSO_HAND + f] = s.cnt[me][f]
+        vec_put(slot, v, VSO_HAND + f, s.cnt[me][f])
     top = s.discard[s.ndiscard - 1]
-    v[VSO_TOP + top] = 1
-    v[VSO_COLOUR + (4 if s.colour < 0 else s.colour)] = 1
-    v[VSO_CLOCKWISE] = s.direction == 1
-    v[VSO_PENALTY] = s.penalty
+    vec_put(slot, v, VSO_TOP + top, 1)
+    vec_put(slot, v, VSO_COLOUR + (4 if s.colour < 0 else s.colour), 1)
+    vec_put(slot, v, VSO_CLOCKWISE, s.direction == 1)
+    vec_put(slot, v, VSO_PENALTY, s.penalty)
     if s.penalty_kind == SOLO_RK_D2:
-        v[VSO_PENALTY_KIND] = 1
+        vec_put(slot, v, VSO_PENALTY_KIND, 1)
     elif s.penalty_kind == SOLO_RK_WD4:
-        v[VSO_PENALTY_KIND + 1] = 1
+        vec_put(slot, v, VSO_PENALTY_KIND + 1, 1)
     if s.drawn >= 0:
-        v[VSO_HOLDING] = 1
+        vec_put(slot, v, VSO_HOLDING, 1)
         if me == s.turn:
-            v[VSO_DRAWN + s.drawn] = 1
-    v[VSO_JUMP] = s.jump
+            vec_put(slot, v, VSO_DRAWN + s.drawn, 1)
+    vec_put(slot, v, VSO_JUMP, s.jump)
     if s.laid_by >= 0:
-        v[VSO_LAID_BY + vec_rel(s.laid_by, me, n)] = 1
+        vec_put(slot, v, VSO_LAID_BY + vec_rel(s.laid_by, me, n), 1)
     if s.turn >= 0:
-        v[VSO_TURN + vec_rel(s.turn, me, n)] = 1
+        vec_put(slot, v, VSO_TURN + vec_rel(s.turn, me, n), 1)
     i = solo_to_move(s)
     if i >= 0:
-        v[VSO_TO_MOVE + vec_rel(i, me, n)] = 1
+        vec_put(slot, v, VSO_TO_MOVE + vec_rel(i, me, n), 1)
     for i in range(n):
-        v[VSO_SEATED + i] = 1
-        v[VSO_HAND_SIZES + vec_rel(i, me, n)] = s.hsize[i]
+        vec_put(slot, v, VSO_SEATED + i, 1)
+        vec_put(slot, v, VSO_HAND_SIZES + vec_rel(i, me, n), s.hsize[i])
     if s.solo_seat >= 0:
-        v[VSO_SOLO + vec_rel(s.solo_seat, me, n)] = 1
-        v[VSO_SOLO_CALLED] = s.solo_called
+        vec_put(slot, v, VSO_SOLO + vec_rel(s.solo_seat, me, n), 1)
+        vec_put(slot, v, VSO_SOLO_CALLED, s.solo_called)
     if s.has_react:
         if s.react_kind == SOLO_RK_SKIP:
-            v[VSO_REACT_KIND] = 1
+            vec_put(slot, v, VSO_REACT_KIND, 1)
         elif s.react_kind == SOLO_RK_GIFT:
-            v[VSO_REACT_KIND + 1] = 1
+            vec_put(slot, v, VSO_REACT_KIND + 1, 1)
         elif s.react_kind == SOLO_RK_SWAP:
-            v[VSO_REACT_KIND + 2] = 1
+            vec_put(slot, v, VSO_REACT_KIND + 2, 1)
         else:
-            v[VSO_REACT_KIND + 3] = 1
-        v[VSO_REACT_BY + vec_rel(s.react_by, me, n)] = 1
+            vec_put(slot, v, VSO_REACT_KIND + 3, 1)
+        vec_put(slot, v, VSO_REACT_BY + vec_rel(s.react_by, me, n), 1)
         if s.react_target >= 0:
-            v[VSO_REACT_TARGET + vec_rel(s.react_target, me, n)] = 1
+            vec_put(slot, v, VSO_REACT_TARGET + vec_rel(s.react_target, me, n), 1)
         for i in range(s.react_npending):
-            v[VSO_REACT_PENDING + vec_rel(s.react_pending[i], me, n)] = 1
+            vec_put(slot, v, VSO_REACT_PENDING + vec_rel(s.react_pending[i], me, n), 1)
         for i in range(s.react_nprotected):
-            v[VSO_REACT_PROTECTED + vec_rel(s.react_protected[i], me, n)] = 1
+            vec_put(slot, v, VSO_REACT_PROTECTED + vec_rel(s.react_protected[i], me, n), 1)
         if me == s.react_by or me == s.react_target:
             for i in range(s.react_ngift):
-                v[VSO_REACT_GIFT + s.react_gift[i]] += 1
-        v[VSO_REACT_GIFT_SIZE] = s.react_ngift
+                vec_add(slot, v, VSO_REACT_GIFT + s.react_gift[i], 1)
+        vec_put(slot, v, VSO_REACT_GIFT_SIZE, s.react_ngift)
     for i in range(s.ndiscard):
-        v[VSO_DISCARD + s.discard[i]] += 1
-    v[VSO_DRAW_SIZE] = s.ndraw
-    v[VSO_RULES] = s.opt_gifts
-    v[VSO_RULES + 1] = s.opt_protection
-    v[VSO_RULES + 2] = s.opt_multiples
-    v[VSO_RULES + 3] = s.opt_call_window
-    v[VSO_RULES + 4] = s.opt_scoring_pool
-    v[VSO_RULES + 5] = s.opt_self_jump_in
-    v[VSO_RULES + 6] = s.opt_mixed_stacking
+        vec_add(slot, v, VSO_DISCARD + s.discard[i], 1)
+    vec_put(slot, v, VSO_DRAW_SIZE, s.ndraw)
+    vec_put(slot, v, VSO_RULES, s.opt_gifts)
+    vec_put(slot, v, VSO_RULES + 1, s.opt_protection)
+    vec_put(slot, v, VSO_RULES + 2, s.opt_multiples)
+    vec_put(slot, v, VSO_RULES + 3, s.opt_call_window)
+    vec_put(slot, v, VSO_RULES + 4, s.opt_scoring_pool)
+    vec_put(slot, v, VSO_RULES + 5, s.opt_self_jump_in)
+    vec_put(slot, v, VSO_RULES + 6, s.opt_mixed_stacking)
     if slot.asked == me:
-        v[VSO_ASKED + (1 if slot.may_pass else 0)] = 1
-        v[VSO_ASKED + 2] = slot.npath > 0
+        vec_put(slot, v, VSO_ASKED + (1 if slot.may_pass else 0), 1)
+        vec_put(slot, v, VSO_ASKED + 2, slot.npath > 0)
         for i in range(slot.npath):
-            v[VSO_PATH + slot.path[i]] += 1
+            vec_add(slot, v, VSO_PATH + slot.path[i], 1)
 
 
-cdef inline void vec_scout_card(float* v, uint8_t c) noexcept nogil:
-    v[scout_up(c) - 1] = 1
-    v[10 + scout_down(c) - 1] = 1
+cdef inline void vec_scout_card(VecSlot* slot, float* v, int at, uint8_t c) noexcept nogil:
+    vec_put(slot, v, at + scout_up(c) - 1, 1)
+    vec_put(slot, v, at + 10 + scout_down(c) - 1, 1)
 
 
-cdef void vec_scout_features(const ScoutState* s, const VecSlot* slot, int me, float* v) noexcept nogil:
+cdef void vec_scout_features(const ScoutState* s, VecSlot* slot, int me, float* v) noexcept nogil:
     """scout_codec.features of seat ``me``."""
     cdef int n = s.players, seat, r, k, h, t
-    memset(v, 0, VCO_SIZE * sizeof(float))
+    vec_clear(slot, v, VCO_SIZE)
     for seat in range(n):
         r = vec_rel(seat, me, n)
         h = s.hand_len[seat]
@@ -275,28 +311,28 @@ cdef void vec_scout_features(const ScoutState* s, const VecSlot* slot, int me, f
             h = VC_MAX_HAND
         for k in range(h):
             if seat == me or (s.known[seat] >> k) & 1:
-                vec_scout_card(v + VCO_HANDS + (r * VC_MAX_HAND + k) * 20, s.hand[seat][k])
-        v[VCO_HAND_SIZES + r] = s.hand_len[seat]
-        v[VCO_CAPTURED + r] = scout_popcount(s.captured[seat])
-        v[VCO_CHIPS + r] = s.chips[seat]
-        v[VCO_SCOUT_SHOW + r] = s.scout_show[seat]
-        v[VCO_SEATED + seat] = 1
+                vec_scout_card(slot, v, VCO_HANDS + (r * VC_MAX_HAND + k) * 20, s.hand[seat][k])
+        vec_put(slot, v, VCO_HAND_SIZES + r, s.hand_len[seat])
+        vec_put(slot, v, VCO_CAPTURED + r, scout_popcount(s.captured[seat]))
+        vec_put(slot, v, VCO_CHIPS + r, s.chips[seat])
+        vec_put(slot, v, VCO_SCOUT_SHOW + r, s.scout_show[seat])
+        vec_put(slot, v, VCO_SEATED + seat, 1)
     for k in range(s.active_len if s.active_len < 10 else 10):
-        vec_scout_card(v + VCO_ACTIVE + k * 20, s.active[k])
+        vec_scout_card(slot, v, VCO_ACTIVE + k * 20, s.active[k])
     if s.owner >= 0:
-        v[VCO_OWNER + vec_rel(s.owner, me, n)] = 1
+        vec_put(slot, v, VCO_OWNER + vec_rel(s.owner, me, n), 1)
     t = scout_to_move(s)
     if s.phase == SCOUT_PHASE_PLAY and t >= 0:
-        v[VCO_TURN + vec_rel(t, me, n)] = 1
-    v[VCO_START + vec_rel(s.start, me, n)] = 1
-    v[VCO_DECIDED] = s.flipped[me] >= 0
-    v[VCO_PHASE + s.phase] = 1
-    v[VCO_SET_ASIDE] = s.set_aside_len
+        vec_put(slot, v, VCO_TURN + vec_rel(t, me, n), 1)
+    vec_put(slot, v, VCO_START + vec_rel(s.start, me, n), 1)
+    vec_put(slot, v, VCO_DECIDED, s.flipped[me] >= 0)
+    vec_put(slot, v, VCO_PHASE + s.phase, 1)
+    vec_put(slot, v, VCO_SET_ASIDE, s.set_aside_len)
     if slot.asked == me:
-        v[VCO_ASKED + (1 if slot.may_pass else 0)] = 1
-        v[VCO_ASKED + 2] = slot.npath > 0
+        vec_put(slot, v, VCO_ASKED + (1 if slot.may_pass else 0), 1)
+        vec_put(slot, v, VCO_ASKED + 2, slot.npath > 0)
         for k in range(slot.npath):
-            v[VCO_PATH + slot.path[k]] += 1
+            vec_add(slot, v, VCO_PATH + slot.path[k], 1)
 
 
 cdef class VectorCore:
@@ -390,6 +426,11 @@ cdef class VectorCore:
         if self.slots == NULL:
             raise MemoryError()
         memset(self.slots, 0, num * sizeof(VecSlot))
+        for i in range(num):
+            self.slots[i].nwritten = -1
+            self.slots[i].written = <unsigned short*>malloc(VEC_TRACK * sizeof(unsigned short))
+            if self.slots[i].written == NULL:
+                raise MemoryError()
         self.reset(seed)
 
     def __dealloc__(self):
@@ -399,6 +440,7 @@ cdef class VectorCore:
                 free(self.slots[i].acts)
                 free(self.slots[i].paths)
                 free(self.slots[i].plen)
+                free(self.slots[i].written)
             free(self.slots)
         free(self.solo)
         free(self.scout)

@@ -33,7 +33,7 @@ DEFAULT_SEED = 0
 class VectorEnv:
     """``num_envs`` games of ``game`` (``solo`` or ``scout``) for ``players`` seats, stepped in C.
 
-    Arrays (overwritten in place by every call): ``observations`` (N, size) float32,
+    Arrays (read-only views, overwritten in place by every call: copy what you keep): ``observations`` (N, size) float32,
     ``action_masks`` (N, tokens) int8, ``seats`` (N,) int32 (the seat asked in each game,
     whose observation and mask those are), ``rewards`` (N, players) float32, ``dones`` and
     ``truncations`` (N,) bool (the game ended at this step and was dealt again)."""
@@ -52,17 +52,21 @@ class VectorEnv:
         self.codec = CODECS[game]
         template = Match(config, b"template").state.snapshot()
         size, tokens = self.codec.LAYOUT.size, self.codec.NUM_TOKENS
-        self.observations = np.zeros((num_envs, size), np.float32)
-        self.action_masks = np.zeros((num_envs, tokens), np.int8)
-        self.rewards = np.zeros((num_envs, players), np.float32)
-        self._dones = np.zeros(num_envs, np.uint8)
-        self._truncations = np.zeros(num_envs, np.uint8)
-        self.seats = np.zeros(num_envs, np.int32)
-        self.dones = self._dones.view(bool)
-        self.truncations = self._truncations.view(bool)
-        self._core = VectorCore(template, num_envs, _seed(seed), max_actions, self.observations,
-                                self.action_masks, self.rewards, self._dones, self._truncations,
-                                self.seats)
+        obs = np.zeros((num_envs, size), np.float32)
+        masks = np.zeros((num_envs, tokens), np.int8)
+        rewards = np.zeros((num_envs, players), np.float32)
+        dones = np.zeros(num_envs, np.uint8)
+        truncations = np.zeros(num_envs, np.uint8)
+        seats = np.zeros(num_envs, np.int32)
+        self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
+                                dones, truncations, seats)
+        # The C loop writes these arrays (and clears only what it set): the caller reads them.
+        self.observations = _read_only(obs)
+        self.action_masks = _read_only(masks)
+        self.rewards = _read_only(rewards)
+        self.dones = _read_only(dones.view(bool))
+        self.truncations = _read_only(truncations.view(bool))
+        self.seats = _read_only(seats)
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Deal every game again (game i from the stream of ``(seed, i)``); the observations."""
@@ -92,6 +96,12 @@ class VectorEnv:
     def reshuffles(self, index: int) -> int:
         """SOLO: how many times game ``index`` has turned its discard pile into a draw pile."""
         return int(self._core.reshuffles(index))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _seed(seed: int) -> int:

@@ -195,3 +195,14 @@ def test_bad_tokens_and_options_are_one_line_errors() -> None:
         VectorEnv("solo", num_envs=0)
     with pytest.raises(ValueError, match="voluntary_pass"):
         VectorEnv("scout", players=2, rules={"voluntary_pass": True})
+
+
+def test_the_arrays_are_read_only_views_the_c_loop_writes() -> None:
+    env = VectorEnv("scout", num_envs=2, players=4)
+    with pytest.raises(ValueError, match="read-only"):
+        env.observations[0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        env.action_masks[:] = 1
+    seen = env.observations.copy()
+    env.step_random(3)
+    assert not np.array_equal(seen, env.observations)
