@@ -33,10 +33,11 @@ DEFAULT_SEED = 0
 class VectorEnv:
     """``num_envs`` games of ``game`` (``solo`` or ``scout``) for ``players`` seats, stepped in C.
 
-    Arrays (read-only views, overwritten in place by every call: copy what you keep): ``observations`` (N, size) float32,
-    ``action_masks`` (N, tokens) int8, ``seats`` (N,) int32 (the seat asked in each game,
-    whose observation and mask those are), ``rewards`` (N, players) float32, ``dones`` and
-    ``truncations`` (N,) bool (the game ended at this step and was dealt again)."""
+    Arrays (read-only views, overwritten in place by every call: copy what you keep):
+    ``observations`` (N, size) float32; ``action_masks`` (N, tokens) int8; ``seats`` (N,)
+    int32, the seat asked in each game (whose observation and mask those are); ``rewards``
+    (N, players) float32; ``dones`` and ``truncations`` (N,) bool, the game ended at this
+    step and was dealt again."""
 
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
