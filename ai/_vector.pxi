@@ -17,6 +17,7 @@ cdef enum:
     VEC_MAX_PATH = 8          # the longest token path: multiples of 8 cards
     VEC_PASS_KIND = 255       # a cached "pass" entry (an out-of-turn chance declined)
     VEC_HAND_SIZE = 8         # SOLO: cards dealt to each seat (engine.solo.state.HAND_SIZE)
+    VEC_KNOWN = SOLO_MAX_SEATS * SOLO_MAX_SEATS * SOLO_NFACES   # SOLO: one game's known counts
 
 # SOLO tokens (envs/solo_codec.py)
 cdef enum:
@@ -192,6 +193,110 @@ cdef int vec_scout_encode(const ScoutAction* a, unsigned short* out) noexcept no
     return 4
 
 
+# --- SOLO: what each seat knows of the other hands (the engine's State.known) ---------------
+# known[observer][holder][face], counts: cards the observer saw go into the holder's hand
+# (a Swap, a Gift, a Pass hands). The mirror does not keep it; the env follows the engine.
+
+cdef inline unsigned char* vec_kcol(unsigned char* K, int r, int h) noexcept nogil:
+    return K + (r * SOLO_MAX_SEATS + h) * SOLO_NFACES
+
+
+cdef inline void vec_known_remove(unsigned char* K, int n, int seat, int f) noexcept nogil:
+    """Engine _remove: a card leaves ``seat``'s hand; every observer forgets one copy it knew."""
+    cdef int r
+    cdef unsigned char* p
+    for r in range(n):
+        p = vec_kcol(K, r, seat) + f
+        if p[0]:
+            p[0] -= 1
+
+
+cdef void vec_known_swap(unsigned char* K, const SoloState* s, int a, int b) noexcept nogil:
+    """Engine _swap (after the mirror swapped the hands)."""
+    cdef unsigned char tmp[SOLO_NFACES]
+    cdef int r
+    for r in range(s.n):
+        memcpy(tmp, vec_kcol(K, r, a), SOLO_NFACES)
+        memcpy(vec_kcol(K, r, a), vec_kcol(K, r, b), SOLO_NFACES)
+        memcpy(vec_kcol(K, r, b), tmp, SOLO_NFACES)
+    memset(vec_kcol(K, a, a), 0, SOLO_NFACES)
+    memset(vec_kcol(K, b, b), 0, SOLO_NFACES)
+    memcpy(vec_kcol(K, a, b), s.cnt[b], SOLO_NFACES)
+    memcpy(vec_kcol(K, b, a), s.cnt[a], SOLO_NFACES)
+
+
+cdef void vec_known_pass(unsigned char* K, const SoloState* s, int by, const unsigned char* prot,
+                         int nprot) noexcept nogil:
+    """Engine _pass (after the mirror passed the hands round the ring)."""
+    cdef int ring[SOLO_MAX_SEATS]
+    cdef unsigned char old[SOLO_MAX_SEATS][SOLO_NFACES]
+    cdef int m = 0, i, j, r, seat
+    cdef bint skip
+    for i in range(s.n):
+        seat = solo_next(s, by, i)
+        skip = False
+        for j in range(nprot):
+            if prot[j] == seat:
+                skip = True
+        if not skip:
+            ring[m] = seat
+            m += 1
+    if m < 2:
+        return
+    for r in range(s.n):
+        for i in range(m):
+            memcpy(old[i], vec_kcol(K, r, ring[i]), SOLO_NFACES)
+        for i in range(m):
+            memcpy(vec_kcol(K, r, ring[(i + 1) % m]), old[i], SOLO_NFACES)
+    for i in range(m):
+        j = ring[(i + 1) % m]
+        memset(vec_kcol(K, ring[i], ring[i]), 0, SOLO_NFACES)
+        memcpy(vec_kcol(K, ring[i], j), s.cnt[j], SOLO_NFACES)
+
+
+cdef void vec_solo_apply(SoloState* s, unsigned char* K, int seat, const SoloAction* a,
+                         Rng* rng) noexcept nogil:
+    """solo_apply, and the engine's ``known`` bookkeeping of what it did: plays forget the
+    cards laid; a Swap, Gift or Pass hands carried out now (at once, or when the last seat of
+    its Protection window declines or protects) moves what the seats know."""
+    cdef int n = s.n, k, kind = -1, by = -1, target = -1, ngift = 0, nprot = 0, rank
+    cdef bint had = s.has_react
+    cdef bint pending = had and solo_in_pending(s, seat)
+    cdef int pkind = s.react_kind, pnpending = s.react_npending
+    cdef int left = s.hsize[seat] - (a.ncards if a.kind == SOLO_A_PLAY else 0)
+    cdef unsigned char gift[2]
+    cdef unsigned char prot[SOLO_MAX_SEATS]
+    cdef int pby = s.react_by, ptarget = s.react_target, pngift = s.react_ngift, pnprot = s.react_nprotected
+    gift[0] = s.react_gift[0]
+    gift[1] = s.react_gift[1]
+    memcpy(prot, s.react_protected, SOLO_MAX_SEATS)
+    solo_apply(s, seat, a, rng)
+    if a.kind == SOLO_A_PLAY:
+        for k in range(a.ncards):
+            vec_known_remove(K, n, seat, a.cards[k])
+        if left <= 0:
+            return
+        rank = solo_frank[a.cards[a.ncards - 1]]
+        if pending and solo_frank[a.cards[0]] == SOLO_RK_PROT and pkind != SOLO_RK_SKIP:
+            if pkind == SOLO_RK_PASS and pnpending == 1:
+                kind, by, nprot = SOLO_RK_PASS, pby, pnprot + 1
+                prot[pnprot] = seat
+        elif (rank == SOLO_RK_SWAP or rank == SOLO_RK_GIFT or rank == SOLO_RK_PASS) and not s.has_react:
+            kind, by, target, ngift, nprot = rank, seat, a.target, a.ngift, 0
+            gift[0] = a.gift[0]
+            gift[1] = a.gift[1]
+    elif a.kind == SOLO_A_DECLINE and had and pkind != SOLO_RK_SKIP and pnpending == 1:
+        kind, by, target, ngift, nprot = pkind, pby, ptarget, pngift, pnprot
+    if kind == SOLO_RK_SWAP:
+        vec_known_swap(K, s, by, target)
+    elif kind == SOLO_RK_GIFT:
+        for k in range(ngift):
+            vec_known_remove(K, n, by, gift[k])
+            vec_kcol(K, by, target)[gift[k]] += 1
+    elif kind == SOLO_RK_PASS:
+        vec_known_pass(K, s, by, prot, nprot)
+
+
 cdef inline void vec_clear(VecSlot* slot, float* v, int size) noexcept nogil:
     """Zero the entries the last observation set (the whole row when unknown): the large,
     mostly zero rows are not swept at every step."""
@@ -225,9 +330,11 @@ cdef inline void vec_add(VecSlot* slot, float* v, int i, float x) noexcept nogil
     vec_note(slot, i)
 
 
-cdef void vec_solo_features(const SoloState* s, VecSlot* slot, int me, float* v) noexcept nogil:
-    """solo_codec.features of seat ``me`` (the ``known`` block stays zero: see envs/vector.py)."""
-    cdef int n = s.n, f, i, top
+cdef void vec_solo_features(const SoloState* s, const unsigned char* K, VecSlot* slot, int me,
+                            float* v) noexcept nogil:
+    """solo_codec.features of seat ``me``."""
+    cdef int n = s.n, f, i, top, h
+    cdef const unsigned char* row
     vec_clear(slot, v, VSO_SIZE)
     for f in range(SOLO_NFACES):
         vec_put(slot, v, VSO_HAND + f, s.cnt[me][f])
@@ -278,6 +385,11 @@ cdef void vec_solo_features(const SoloState* s, VecSlot* slot, int me, float* v)
             for i in range(s.react_ngift):
                 vec_add(slot, v, VSO_REACT_GIFT + s.react_gift[i], 1)
         vec_put(slot, v, VSO_REACT_GIFT_SIZE, s.react_ngift)
+    for h in range(n):
+        if h != me:
+            row = K + (me * SOLO_MAX_SEATS + h) * SOLO_NFACES
+            for f in range(SOLO_NFACES):
+                vec_put(slot, v, VSO_KNOWN + vec_rel(h, me, n) * SOLO_NFACES + f, row[f])
     for i in range(s.ndiscard):
         vec_add(slot, v, VSO_DISCARD + s.discard[i], 1)
     vec_put(slot, v, VSO_DRAW_SIZE, s.ndraw)
@@ -348,6 +460,7 @@ cdef class VectorCore:
     cdef SoloState solo_tmpl
     cdef ScoutState scout_tmpl
     cdef SoloState* solo
+    cdef unsigned char* known   # SOLO: VEC_KNOWN counts per game
     cdef ScoutState* scout
     cdef VecSlot* slots
     cdef SoloAction* solo_buf
@@ -365,6 +478,7 @@ cdef class VectorCore:
 
     def __cinit__(self):
         self.solo = NULL
+        self.known = NULL
         self.scout = NULL
         self.slots = NULL
         self.solo_buf = NULL
@@ -401,7 +515,8 @@ cdef class VectorCore:
                         self.ndeck += 1
             self.solo = <SoloState*>malloc(num * sizeof(SoloState))
             self.solo_buf = <SoloAction*>malloc(SOLO_MAX_ACTIONS * sizeof(SoloAction))
-            if self.solo == NULL or self.solo_buf == NULL:
+            self.known = <unsigned char*>malloc(num * VEC_KNOWN)
+            if self.solo == NULL or self.solo_buf == NULL or self.known == NULL:
                 raise MemoryError()
         else:
             self.game = 1
@@ -443,6 +558,7 @@ cdef class VectorCore:
                 free(self.slots[i].written)
             free(self.slots)
         free(self.solo)
+        free(self.known)
         free(self.scout)
         free(self.solo_buf)
         free(self.scout_buf)
@@ -525,6 +641,7 @@ cdef class VectorCore:
     cdef void _new_episode(self, int i) noexcept nogil:
         if self.game == 0:
             self._deal_solo(i)
+            memset(self.known + i * VEC_KNOWN, 0, VEC_KNOWN)
         else:
             self._deal_scout(i)
         self.slots[i].passed = 0
@@ -628,7 +745,8 @@ cdef class VectorCore:
         if slot.asked < 0:
             return
         if self.game == 0:
-            vec_solo_features(&self.solo[i], slot, slot.asked, &self.obs[i, 0])
+            vec_solo_features(&self.solo[i], self.known + i * VEC_KNOWN, slot, slot.asked,
+                              &self.obs[i, 0])
         else:
             vec_scout_features(&self.scout[i], slot, slot.asked, &self.obs[i, 0])
         for k in range(slot.nacts):
@@ -673,7 +791,7 @@ cdef class VectorCore:
                 self._decide(i)
                 self._write(i)
                 return
-            solo_apply(&self.solo[i], slot.asked, &sa, &slot.rng)
+            vec_solo_apply(&self.solo[i], self.known + i * VEC_KNOWN, slot.asked, &sa, &slot.rng)
             over = solo_over(&self.solo[i])
         else:
             ca = (<ScoutAction*>slot.acts)[complete]
@@ -743,6 +861,7 @@ cdef class VectorCore:
 
     def load(self, int i, dict snapshot):
         """Put an engine position (``State.snapshot()``, same rules) into game i (tests)."""
+        cdef int r, h
         cdef SoloMirror sm
         cdef ScoutMirror cm
         if not 0 <= i < self.num:
@@ -750,6 +869,12 @@ cdef class VectorCore:
         if self.game == 0:
             sm = SoloMirror.from_snapshot(snapshot)
             memcpy(&self.solo[i], &sm.s, sizeof(SoloState))
+            memset(self.known + i * VEC_KNOWN, 0, VEC_KNOWN)
+            for r, row in enumerate(snapshot.get("known") or []):
+                for h, texts in enumerate(row):
+                    for text in texts:
+                        self.known[i * VEC_KNOWN + (r * SOLO_MAX_SEATS + h) * SOLO_NFACES
+                                   + _solo_face(text)] += 1
         else:
             cm = ScoutMirror.from_snapshot(snapshot)
             memcpy(&self.scout[i], &cm.s, sizeof(ScoutState))

@@ -9,12 +9,12 @@ and ``rewards``/``dones`` that step are those of the game that ended).
 
 Rewards are paid when a round ends, to every seat: SOLO minus the points left in each hand
 (whatever the scoring), SCOUT the round's score, as the PettingZoo ``score`` reward.
-What differs from the PettingZoo environment: deals come from the mirror's own seeded
-stream, not the engine's SHA-256 deal (``load`` puts an engine position in a game), SOLO's
-``known`` block (cards a seat knows in another hand, after a Swap, Gift or Pass hands) is
-always zero, the episode is one round with ``totals`` and ``round`` zero, and SCOUT's
-``voluntary_pass`` option is not offered. Everything else is the engine's game: the test
-plays engine and vector env side by side, token for token (tests/envs/test_vector.py).
+What differs from the PettingZoo environment: deals and reshuffles come from the mirror's own
+seeded stream, not the engine's SHA-256 shuffle (``load`` puts an engine position in a game),
+the episode is one round with ``totals`` and ``round`` zero, every seat is asked (no computer
+opponents), and SCOUT's ``voluntary_pass`` option is not offered. Everything else is the
+engine's game, SOLO's ``known`` cards included: the test plays engine and vector env side by
+side, token for token (tests/envs/test_vector.py).
 """
 
 from __future__ import annotations

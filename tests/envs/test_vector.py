@@ -3,7 +3,7 @@
 Side by side: a round is played in the engine (with the PettingZoo environments' asking order,
 token paths and codec) and in one game of the vector env, token for token with random legal
 tokens; at every step both must agree on the seat asked, the action mask and the observation
-vector (all of it but SOLO's ``known`` block, which the vector env leaves at zero), and at the
+vector (SOLO's ``known`` block too: the vector env keeps the engine's bookkeeping), and at the
 end on the rewards. The engine's and the mirror's reshuffles draw different orders, so after
 a step that reshuffles, the engine's position is loaded into the vector env again.
 """
@@ -46,9 +46,6 @@ def _reference(state: Any, asking: Asking, path: list[int], game: str, n: int,
     obs = state.observation(decision.seat)
     obs.update(round=0, totals=[0] * n, config=config)
     vector = codec.features(obs, path, "offer" if decision.may_pass else "move")
-    if game == "solo":
-        start, shape = codec.LAYOUT.offsets["known"]
-        vector[start:start + int(np.prod(shape))] = 0
     return decision.seat, mask, vector
 
 
