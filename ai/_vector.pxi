@@ -120,6 +120,9 @@ ctypedef struct VecSlot:
     unsigned short* paths  # VEC_MAX_PATH tokens per cached action
     unsigned char* plen
     int actions          # engine actions applied in this episode
+    const float* inv     # per observation entry: 1 / scale, and the range values are clipped to
+    const float* lo      # (envs.layout.Norm; all ones, -inf, +inf for raw observations)
+    const float* hi
     unsigned short* written  # the observation entries set last time (to clear them)
     int nwritten         # how many; -1: unknown, clear the whole row
 
@@ -319,14 +322,22 @@ cdef inline void vec_note(VecSlot* slot, int i) noexcept nogil:
 
 
 cdef inline void vec_put(VecSlot* slot, float* v, int i, float x) noexcept nogil:
-    """v[i] = x on a cleared row (nothing to do for 0)."""
+    """v[i] = x, scaled and clipped, on a cleared row (nothing to do for 0)."""
+    cdef float y
     if x != 0:
-        v[i] = x
+        y = x * slot.inv[i]
+        if y > slot.hi[i]:
+            y = slot.hi[i]
+        elif y < slot.lo[i]:
+            y = slot.lo[i]
+        v[i] = y
         vec_note(slot, i)
 
 
 cdef inline void vec_add(VecSlot* slot, float* v, int i, float x) noexcept nogil:
-    v[i] += x
+    """v[i] += x (x > 0), scaled and clipped."""
+    cdef float y = v[i] + x * slot.inv[i]
+    v[i] = slot.hi[i] if y > slot.hi[i] else y
     vec_note(slot, i)
 
 
@@ -474,10 +485,12 @@ cdef class VectorCore:
     cdef unsigned char[::1] trunc
     cdef int[::1] seat
     cdef long long episodes
+    cdef float* norm         # inv, lo, hi: 3 x size floats
     cdef dict config         # SOLO: the engine Config.to_dict() (for snapshot())
 
     def __cinit__(self):
         self.solo = NULL
+        self.norm = NULL
         self.known = NULL
         self.scout = NULL
         self.slots = NULL
@@ -486,8 +499,10 @@ cdef class VectorCore:
 
     def __init__(self, dict template, int num, unsigned long long seed, int max_actions,
                  float[:, ::1] obs, signed char[:, ::1] mask, float[:, ::1] rew,
-                 unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat):
-        """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck)."""
+                 unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat,
+                 const float[::1] inv, const float[::1] lo, const float[::1] hi):
+        """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck);
+        ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range."""
         cdef int i, k, j
         cdef SoloMirror sm
         cdef ScoutMirror cm
@@ -534,6 +549,15 @@ cdef class VectorCore:
                 or mask.shape[1] != self.ntok or rew.shape[0] != num or rew.shape[1] != self.players
                 or done.shape[0] != num or trunc.shape[0] != num or seat.shape[0] != num):
             raise ValueError("array shapes do not fit the environment")
+        if inv.shape[0] != self.size or lo.shape[0] != self.size or hi.shape[0] != self.size:
+            raise ValueError("normalisation vectors do not fit the observation")
+        self.norm = <float*>malloc(3 * self.size * sizeof(float))
+        if self.norm == NULL:
+            raise MemoryError()
+        for k in range(self.size):
+            self.norm[k] = inv[k]
+            self.norm[self.size + k] = lo[k]
+            self.norm[2 * self.size + k] = hi[k]
         self.num = num
         self.max_actions = max_actions
         self.obs, self.mask, self.rew, self.done, self.trunc, self.seat = obs, mask, rew, done, trunc, seat
@@ -542,6 +566,9 @@ cdef class VectorCore:
             raise MemoryError()
         memset(self.slots, 0, num * sizeof(VecSlot))
         for i in range(num):
+            self.slots[i].inv = self.norm
+            self.slots[i].lo = self.norm + self.size
+            self.slots[i].hi = self.norm + 2 * self.size
             self.slots[i].nwritten = -1
             self.slots[i].written = <unsigned short*>malloc(VEC_TRACK * sizeof(unsigned short))
             if self.slots[i].written == NULL:
@@ -558,6 +585,7 @@ cdef class VectorCore:
                 free(self.slots[i].written)
             free(self.slots)
         free(self.solo)
+        free(self.norm)
         free(self.known)
         free(self.scout)
         free(self.solo_buf)

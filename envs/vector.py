@@ -33,6 +33,8 @@ DEFAULT_SEED = 0
 class VectorEnv:
     """``num_envs`` games of ``game`` (``solo`` or ``scout``) for ``players`` seats, stepped in C.
 
+    Observations are scaled and clipped by the layout's blocks (``envs.layout``: every value
+    in ``layout.low``..``layout.high``) unless ``normalise=False`` (the raw counts).
     Arrays (read-only views, overwritten in place by every call: copy what you keep):
     ``observations`` (N, size) float32; ``action_masks`` (N, tokens) int8; ``seats`` (N,)
     int32, the seat asked in each game (whose observation and mask those are); ``rewards``
@@ -41,7 +43,7 @@ class VectorEnv:
 
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
-                 max_actions: int = 20_000) -> None:
+                 max_actions: int = 20_000, normalise: bool = True) -> None:
         from cardtable.ai._search import VectorCore  # the compiled extension (optional)
 
         if game not in CODECS:
@@ -59,8 +61,14 @@ class VectorEnv:
         dones = np.zeros(num_envs, np.uint8)
         truncations = np.zeros(num_envs, np.uint8)
         seats = np.zeros(num_envs, np.int32)
+        layout = self.codec.LAYOUT
+        if normalise:
+            norm = (layout.inverse_scale, layout.low, layout.high)
+        else:
+            norm = (np.ones(size, np.float32), np.full(size, -np.inf, np.float32),
+                    np.full(size, np.inf, np.float32))
         self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
-                                dones, truncations, seats)
+                                dones, truncations, seats, *norm)
         # The C loop writes these arrays (and clears only what it set): the caller reads them.
         self.observations = _read_only(obs)
         self.action_masks = _read_only(masks)

@@ -36,7 +36,7 @@ CASES: list[tuple[str, int, dict[str, Any] | None]] = [
 
 
 def _reference(state: Any, asking: Asking, path: list[int], game: str, n: int,
-               config: dict[str, Any]) -> tuple[int, np.ndarray, np.ndarray]:
+               config: dict[str, Any], normalise: bool = True) -> tuple[int, np.ndarray, np.ndarray]:
     """The seat asked, its mask and its observation vector, as the PettingZoo env makes them."""
     codec = CODECS[game]
     decision = asking.current(state, state, n)
@@ -46,10 +46,11 @@ def _reference(state: Any, asking: Asking, path: list[int], game: str, n: int,
     obs = state.observation(decision.seat)
     obs.update(round=0, totals=[0] * n, config=config)
     vector = codec.features(obs, path, "offer" if decision.may_pass else "move")
-    return decision.seat, mask, vector
+    return decision.seat, mask, codec.LAYOUT.normalise(vector) if normalise else vector
 
 
-def play_side_by_side(env: VectorEnv, state: Any, seed: int, cap: int = 20000) -> int:
+def play_side_by_side(env: VectorEnv, state: Any, seed: int, cap: int = 20000,
+                      normalise: bool = True) -> int:
     """Play game 0 of ``env`` (holding ``state``'s position) and ``state`` together to the end."""
     game, n = env.game, env.players
     codec = CODECS[game]
@@ -58,7 +59,7 @@ def play_side_by_side(env: VectorEnv, state: Any, seed: int, cap: int = 20000) -
     rng = random.Random(seed)
     path: list[int] = []
     for step in range(cap):
-        seat, mask, vector = _reference(state, asking, path, game, n, config)
+        seat, mask, vector = _reference(state, asking, path, game, n, config, normalise)
         where = f"seed {seed} step {step}"
         assert env.seats[0] == seat, where
         assert np.array_equal(env.action_masks[0], mask), where
@@ -124,8 +125,8 @@ def test_the_vector_env_deals_rounds_the_engine_plays_the_same(game: str, player
             dealt = sorted("/".join(sorted(c.split("/"), key=int)) for c in dealt)
         assert held == dealt
         assert [len(h) for h in snap["hands"]] == [len(h) for h in fresh["hands"]]
-    moved = VectorEnv(game, num_envs=1, players=players, rules=rules, seed=11)
-    play_side_by_side(moved, engine_state.from_snapshot(moved.snapshot(0)), seed=5)
+    raw = VectorEnv(game, num_envs=1, players=players, rules=rules, seed=11, normalise=False)
+    play_side_by_side(raw, engine_state.from_snapshot(raw.snapshot(0)), seed=5, normalise=False)
 
 
 def test_layout_offsets_match_the_codecs() -> None:
@@ -135,8 +136,9 @@ def test_layout_offsets_match_the_codecs() -> None:
     layout = CODECS["solo"].LAYOUT
     seat = int(env.seats[0])
     size = layout.offsets["hand_sizes"][0]
-    assert env.observations[0, size:size + 3].tolist() == [8.0, 8.0, 8.0]
-    assert env.observations[0, layout.offsets["draw_size"][0]] == len(snap["draw"])
+    assert env.observations[0, size:size + 3].tolist() == [np.float32(8 / 120)] * 3
+    assert env.observations[0, layout.offsets["draw_size"][0]] == np.float32(len(snap["draw"]) / 120)
+    assert np.all(env.observations >= layout.low) and np.all(env.observations <= layout.high)
     assert layout.size == env.observations.shape[1] and seat in (0, 1, 2)
     scout = VectorEnv("scout", num_envs=1, players=4)
     assert CODECS["scout"].LAYOUT.size == scout.observations.shape[1]
