@@ -486,11 +486,15 @@ cdef class VectorCore:
     cdef int[::1] seat
     cdef long long episodes
     cdef float* norm         # inv, lo, hi: 3 x size floats
+    cdef int agent           # the agent's seat when the other seats are computer opponents, else -1
+    cdef int opponents       # 0 random, 1 heuristic
+    cdef double* values      # scratch for the heuristic's values (one per legal action)
     cdef dict config         # SOLO: the engine Config.to_dict() (for snapshot())
 
     def __cinit__(self):
         self.solo = NULL
         self.norm = NULL
+        self.values = NULL
         self.known = NULL
         self.scout = NULL
         self.slots = NULL
@@ -500,9 +504,12 @@ cdef class VectorCore:
     def __init__(self, dict template, int num, unsigned long long seed, int max_actions,
                  float[:, ::1] obs, signed char[:, ::1] mask, float[:, ::1] rew,
                  unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat,
-                 const float[::1] inv, const float[::1] lo, const float[::1] hi):
+                 const float[::1] inv, const float[::1] lo, const float[::1] hi,
+                 int agent=-1, int opponents=0):
         """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck);
-        ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range."""
+        ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range;
+        ``agent`` >= 0: only that seat is asked, ``opponents`` (0 random, 1 heuristic) play
+        the others inside the C loop."""
         cdef int i, k, j
         cdef SoloMirror sm
         cdef ScoutMirror cm
@@ -558,6 +565,13 @@ cdef class VectorCore:
             self.norm[k] = inv[k]
             self.norm[self.size + k] = lo[k]
             self.norm[2 * self.size + k] = hi[k]
+        if agent >= self.players:
+            raise ValueError(f"agent seat {agent} is not a seat at a {self.players}-player table")
+        self.agent, self.opponents = agent, opponents
+        self.values = <double*>malloc((SOLO_MAX_ACTIONS if self.game == 0 else SCOUT_MAX_ACTIONS)
+                                      * sizeof(double))
+        if self.values == NULL:
+            raise MemoryError()
         self.num = num
         self.max_actions = max_actions
         self.obs, self.mask, self.rew, self.done, self.trunc, self.seat = obs, mask, rew, done, trunc, seat
@@ -586,6 +600,7 @@ cdef class VectorCore:
             free(self.slots)
         free(self.solo)
         free(self.norm)
+        free(self.values)
         free(self.known)
         free(self.scout)
         free(self.solo_buf)
@@ -666,7 +681,8 @@ cdef class VectorCore:
         for k in range(half, nd):
             s.set_aside[k - half] = cards[k]
 
-    cdef void _new_episode(self, int i) noexcept nogil:
+    cdef void _deal(self, int i) noexcept nogil:
+        """A new round in game i, and who is asked first (nothing written yet)."""
         if self.game == 0:
             self._deal_solo(i)
             memset(self.known + i * VEC_KNOWN, 0, VEC_KNOWN)
@@ -675,6 +691,10 @@ cdef class VectorCore:
         self.slots[i].passed = 0
         self.slots[i].actions = 0
         self._decide(i)
+
+    cdef void _new_episode(self, int i) noexcept nogil:
+        self._deal(i)
+        self._opponents(i)
         self._write(i)
 
     # --- who is asked, with which token paths ------------------------------------------------
@@ -809,20 +829,30 @@ cdef class VectorCore:
         slot.nacts = kept
         slot.path[depth] = token
         slot.npath = depth + 1
-        if complete < 0:
-            self._write(i)
-            return
+        if complete >= 0:
+            self._complete(i, complete)
+            self._opponents(i)
+        self._write(i)
+
+    cdef void _complete(self, int i, int k) noexcept nogil:
+        """Apply cached action k of the seat asked (or its pass); at a round's end pay the
+        rewards, mark the game done and deal again; then decide who is asked."""
+        cdef VecSlot* slot = &self.slots[i]
+        cdef double pts[SOLO_MAX_SEATS]
+        cdef SoloAction sa
+        cdef ScoutAction ca
+        cdef bint over
+        cdef int p
         if self.game == 0:
-            sa = (<SoloAction*>slot.acts)[complete]
+            sa = (<SoloAction*>slot.acts)[k]
             if sa.kind == VEC_PASS_KIND:
                 slot.passed |= 1u << slot.asked
                 self._decide(i)
-                self._write(i)
                 return
             vec_solo_apply(&self.solo[i], self.known + i * VEC_KNOWN, slot.asked, &sa, &slot.rng)
             over = solo_over(&self.solo[i])
         else:
-            ca = (<ScoutAction*>slot.acts)[complete]
+            ca = (<ScoutAction*>slot.acts)[k]
             scout_apply(&self.scout[i], slot.asked, &ca, &slot.rng)
             over = scout_over(&self.scout[i])
         slot.passed = 0
@@ -830,21 +860,57 @@ cdef class VectorCore:
         if over:
             if self.game == 0:
                 solo_points(&self.solo[i], pts)
-                for k in range(self.players):
-                    self.rew[i, k] = -pts[k] if not self.solo[i].opt_scoring_pool else pts[k]
+                for p in range(self.players):
+                    self.rew[i, p] = -pts[p] if not self.solo[i].opt_scoring_pool else pts[p]
             else:
                 scout_points(&self.scout[i], pts)
-                for k in range(self.players):
-                    self.rew[i, k] = pts[k]
+                for p in range(self.players):
+                    self.rew[i, p] = pts[p]
             self.done[i] = 1
         elif slot.actions >= self.max_actions:
             self.trunc[i] = 1
         if over or self.trunc[i]:
             self.episodes += 1
-            self._new_episode(i)
+            self._deal(i)
             return
         self._decide(i)
-        self._write(i)
+
+    # --- computer opponents --------------------------------------------------------------
+    cdef void _opponents(self, int i) noexcept nogil:
+        """With an agent seat: the other seats act (whole actions) until it is asked."""
+        cdef VecSlot* slot = &self.slots[i]
+        cdef int guard = 0
+        while self.agent >= 0 and slot.asked >= 0 and slot.asked != self.agent and guard < 1000000:
+            self._complete(i, self._opponent_choice(i))
+            guard += 1
+
+    cdef int _opponent_choice(self, int i) noexcept nogil:
+        """The cached entry the opponent picks: at random, or the C heuristic's choice (the
+        search's rollout policy: ai/_solo.pxi solo_values, ai/_scout.pxi scout_values)."""
+        cdef VecSlot* slot = &self.slots[i]
+        cdef int n = slot.nacts, m = slot.nacts, k, best = 0
+        cdef SoloAction* sa
+        if self.opponents == 0:
+            return rng_below(&slot.rng, n)
+        if self.game == 1:
+            scout_values(&self.scout[i], slot.asked, <ScoutAction*>slot.acts, n, self.values)
+        else:
+            sa = <SoloAction*>slot.acts
+            if slot.may_pass:
+                m = n - 1          # the last entry is the pass
+            for k in range(m):     # a late call, else a catch of the uncalled seat, first
+                if sa[k].kind == SOLO_A_CALL:
+                    return k
+            for k in range(m):
+                if sa[k].kind == SOLO_A_CATCH:
+                    return k
+            solo_values(&self.solo[i], slot.asked, sa, m, self.values)
+        for k in range(1, m):
+            if self.values[k] > self.values[best]:
+                best = k
+        if m < n and self.values[best] <= 0:
+            return m               # let the out-of-turn chance go
+        return best
 
     cdef int _random_token(self, int i) noexcept nogil:
         cdef signed char* m = &self.mask[i, 0]
@@ -909,6 +975,7 @@ cdef class VectorCore:
         self.slots[i].passed = 0
         self.slots[i].actions = 0
         self._decide(i)
+        self._opponents(i)
         self._write(i)
 
     def snapshot(self, int i):

@@ -28,11 +28,15 @@ from cardtable.engine.match import Match
 from cardtable.envs.table import CODECS, make_config
 
 DEFAULT_SEED = 0
+OPPONENTS = (None, "random", "heuristic")
+"""Who plays the other seats: nobody (every seat is asked), or computer opponents in C."""
 
 
 class VectorEnv:
     """``num_envs`` games of ``game`` (``solo`` or ``scout``) for ``players`` seats, stepped in C.
 
+    With ``opponents`` (``random``, or ``heuristic``: the C mirror's heuristic, the search's
+    rollout policy) only ``agent_seat`` is asked and the others play inside the C loop.
     Observations are scaled and clipped by the layout's blocks (``envs.layout``: every value
     in ``layout.low``..``layout.high``) unless ``normalise=False`` (the raw counts).
     Arrays (read-only views, overwritten in place by every call: copy what you keep):
@@ -43,11 +47,14 @@ class VectorEnv:
 
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
-                 max_actions: int = 20_000, normalise: bool = True) -> None:
+                 max_actions: int = 20_000, normalise: bool = True, opponents: str | None = None,
+                 agent_seat: int = 0) -> None:
         from cardtable.ai._search import VectorCore  # the compiled extension (optional)
 
         if game not in CODECS:
             raise ValueError(f"unknown game {game!r}: choose solo or scout")
+        if opponents not in OPPONENTS:
+            raise ValueError(f"opponents must be one of {', '.join(map(str, OPPONENTS))}, not {opponents!r}")
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, not {num_envs!r}")
         config = make_config(game, players, rules)
@@ -68,7 +75,8 @@ class VectorEnv:
             norm = (np.ones(size, np.float32), np.full(size, -np.inf, np.float32),
                     np.full(size, np.inf, np.float32))
         self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
-                                dones, truncations, seats, *norm)
+                                dones, truncations, seats, *norm,
+                                agent_seat if opponents else -1, OPPONENTS.index(opponents) - 1)
         # The C loop writes these arrays (and clears only what it set): the caller reads them.
         self.observations = _read_only(obs)
         self.action_masks = _read_only(masks)
