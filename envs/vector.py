@@ -11,10 +11,10 @@ Rewards are paid when a round ends, to every seat: SOLO minus the points left in
 (whatever the scoring), SCOUT the round's score, as the PettingZoo ``score`` reward.
 What differs from the PettingZoo environment: deals and reshuffles come from the mirror's own
 seeded stream, not the engine's SHA-256 shuffle (``load`` puts an engine position in a game),
-the episode is one round with ``totals`` and ``round`` zero, every seat is asked (no computer
-opponents), and SCOUT's ``voluntary_pass`` option is not offered. Everything else is the
-engine's game, SOLO's ``known`` cards included: the test plays engine and vector env side by
-side, token for token (tests/envs/test_vector.py).
+the episode is one round with ``totals`` and ``round`` zero, the computer opponents (if any)
+are the C mirror's, not the project's bots, and SCOUT's ``voluntary_pass`` option is not
+offered. Everything else is the engine's game, SOLO's ``known`` cards included: the test plays
+engine and vector env side by side, token for token (tests/envs/test_vector.py).
 """
 
 from __future__ import annotations
