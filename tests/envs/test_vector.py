@@ -233,3 +233,30 @@ def test_bad_opponent_options_are_one_line_errors() -> None:
         VectorEnv("solo", opponents="ismcts")
     with pytest.raises(ValueError, match="agent seat 3"):
         VectorEnv("solo", players=2, opponents="random", agent_seat=3)
+
+
+def test_the_c_loop_runs_without_the_gil() -> None:
+    """Python keeps running in another thread while the C loop steps: the main thread's
+    clock readings leave no long gap inside the loop's run (holding the GIL, the loop would
+    leave one as long as the run)."""
+    import threading
+    import time
+
+    env = VectorEnv("scout", num_envs=64, players=4)
+    span: list[float] = []
+
+    def work() -> None:
+        span.append(time.perf_counter())
+        env.step_random(4000)
+        span.append(time.perf_counter())
+
+    worker = threading.Thread(target=work)
+    readings = []
+    worker.start()
+    while worker.is_alive():
+        readings.append(time.perf_counter())
+    worker.join()
+    start, end = span
+    inside = [start] + [r for r in readings if start < r < end] + [end]
+    longest = max(b - a for a, b in zip(inside, inside[1:], strict=False))
+    assert end - start > 0.05 and longest < 0.5 * (end - start)
