@@ -120,6 +120,7 @@ ctypedef struct VecSlot:
     unsigned short* paths  # VEC_MAX_PATH tokens per cached action
     unsigned char* plen
     int actions          # engine actions applied in this episode
+    double pot[SOLO_MAX_SEATS]   # each seat's potential (envs/shaping.py), when shaping
     const float* inv     # per observation entry: 1 / scale, and the range values are clipped to
     const float* lo      # (envs.layout.Norm; all ones, -inf, +inf for raw observations)
     const float* hi
@@ -486,6 +487,7 @@ cdef class VectorCore:
     cdef int[::1] seat
     cdef long long episodes
     cdef float* norm         # inv, lo, hi: 3 x size floats
+    cdef double shaping      # the weight of the potential-based shaped reward (0: off)
     cdef int agent           # the agent's seat when the other seats are computer opponents, else -1
     cdef int opponents       # 0 random, 1 heuristic
     cdef double* values      # scratch for the heuristic's values (one per legal action)
@@ -505,7 +507,7 @@ cdef class VectorCore:
                  float[:, ::1] obs, signed char[:, ::1] mask, float[:, ::1] rew,
                  unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat,
                  const float[::1] inv, const float[::1] lo, const float[::1] hi,
-                 int agent=-1, int opponents=0):
+                 int agent=-1, int opponents=0, double shaping=0.0):
         """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck);
         ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range;
         ``agent`` >= 0: only that seat is asked, ``opponents`` (0 random, 1 heuristic) play
@@ -567,7 +569,7 @@ cdef class VectorCore:
             self.norm[2 * self.size + k] = hi[k]
         if agent >= self.players:
             raise ValueError(f"agent seat {agent} is not a seat at a {self.players}-player table")
-        self.agent, self.opponents = agent, opponents
+        self.agent, self.opponents, self.shaping = agent, opponents, shaping
         self.values = <double*>malloc((SOLO_MAX_ACTIONS if self.game == 0 else SCOUT_MAX_ACTIONS)
                                       * sizeof(double))
         if self.values == NULL:
@@ -681,6 +683,18 @@ cdef class VectorCore:
         for k in range(half, nd):
             s.set_aside[k - half] = cards[k]
 
+    cdef void _potentials(self, int i, double* out) noexcept nogil:
+        """envs.shaping.potentials: each seat's round score if the round ended now."""
+        cdef int p
+        cdef const ScoutState* c
+        if self.game == 0:
+            for p in range(self.players):
+                out[p] = -solo_hand_points(&self.solo[i], p)
+        else:
+            c = &self.scout[i]
+            for p in range(self.players):
+                out[p] = scout_popcount(c.captured[p]) + c.chips[p] - c.hand_len[p]
+
     cdef void _deal(self, int i) noexcept nogil:
         """A new round in game i, and who is asked first (nothing written yet)."""
         if self.game == 0:
@@ -690,6 +704,7 @@ cdef class VectorCore:
             self._deal_scout(i)
         self.slots[i].passed = 0
         self.slots[i].actions = 0
+        self._potentials(i, self.slots[i].pot)
         self._decide(i)
 
     cdef void _new_episode(self, int i) noexcept nogil:
@@ -861,14 +876,23 @@ cdef class VectorCore:
             if self.game == 0:
                 solo_points(&self.solo[i], pts)
                 for p in range(self.players):
-                    self.rew[i, p] = -pts[p] if not self.solo[i].opt_scoring_pool else pts[p]
+                    self.rew[i, p] += -pts[p] if not self.solo[i].opt_scoring_pool else pts[p]
             else:
                 scout_points(&self.scout[i], pts)
                 for p in range(self.players):
-                    self.rew[i, p] = pts[p]
+                    self.rew[i, p] += pts[p]
             self.done[i] = 1
         elif slot.actions >= self.max_actions:
             self.trunc[i] = 1
+        if self.shaping != 0:
+            if over:
+                for p in range(self.players):
+                    pts[p] = 0
+            else:
+                self._potentials(i, pts)
+            for p in range(self.players):
+                self.rew[i, p] += self.shaping * (pts[p] - slot.pot[p])
+                slot.pot[p] = pts[p]
         if over or self.trunc[i]:
             self.episodes += 1
             self._deal(i)
@@ -974,6 +998,7 @@ cdef class VectorCore:
             memcpy(&self.scout[i], &cm.s, sizeof(ScoutState))
         self.slots[i].passed = 0
         self.slots[i].actions = 0
+        self._potentials(i, self.slots[i].pot)
         self._decide(i)
         self._opponents(i)
         self._write(i)

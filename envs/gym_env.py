@@ -40,7 +40,7 @@ class CardtableGymEnv(gymnasium.Env):
                  opponents: str | Mapping[int, str] = "heuristic",
                  rules: Mapping[str, Any] | None = None, episode: str = "round",
                  reward: str = "score", illegal: str = "random", max_actions: int = 20_000,
-                 render_mode: str | None = None, normalise: bool = True) -> None:
+                 render_mode: str | None = None, normalise: bool = True, shaping: float = 0.0) -> None:
         if illegal not in ILLEGAL:
             raise ParseError(f"illegal must be one of {', '.join(ILLEGAL)}, not {illegal!r}")
         if render_mode not in (None, "ansi"):
@@ -52,7 +52,7 @@ class CardtableGymEnv(gymnasium.Env):
         if seat in specs or sorted(specs) != [s for s in range(players) if s != seat]:
             raise ParseError(f"opponents must name every seat but {seat}")
         self.table = Table(game, players, rules if game == "solo" else None, specs, episode,
-                           reward, max_actions=max_actions)
+                           reward, max_actions=max_actions, shaping=shaping)
         self.seat, self.illegal, self.render_mode, self.normalise = seat, illegal, render_mode, normalise
         codec = self.table.codec
         self.observation_space = spaces.Dict({

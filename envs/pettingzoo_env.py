@@ -26,9 +26,10 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
                  opponents: Mapping[int, str] | None = None, episode: str = "round",
                  reward: str = "score", false_catches: bool = False, max_actions: int = 20_000,
-                 render_mode: str | None = None, normalise: bool = True) -> None:
+                 render_mode: str | None = None, normalise: bool = True, shaping: float = 0.0) -> None:
         super().__init__()
-        self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions)
+        self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions,
+                           shaping)
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_v0"}
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in self.table.agent_seats]
@@ -131,7 +132,8 @@ def solo_env(players: int = 4, rules: Mapping[str, Any] | None = None,
     ``scoring``, ``pool``, ``threshold``, ``self_jump_in``, ``false_catch_penalty``,
     ``mixed_stacking``). ``opponents``: seat -> bot spec. Other options: ``episode``
     (``round``/``match``), ``reward`` (``score``/``win``), ``false_catches``,
-    ``max_actions``, ``render_mode``, ``normalise`` (scaled, bounded observations; default on)."""
+    ``max_actions``, ``render_mode``, ``normalise`` (scaled, bounded observations; default on),
+    ``shaping`` (the weight of the potential-based shaped reward, ``envs.shaping``; 0: off)."""
     return CardtableEnv("solo", players, rules, opponents, **options)
 
 

@@ -37,6 +37,7 @@ class VectorEnv:
 
     With ``opponents`` (``random``, or ``heuristic``: the C mirror's heuristic, the search's
     rollout policy) only ``agent_seat`` is asked and the others play inside the C loop.
+    ``shaping=w`` adds the potential-based shaped reward of ``envs.shaping`` to every step.
     Observations are scaled and clipped by the layout's blocks (``envs.layout``: every value
     in ``layout.low``..``layout.high``) unless ``normalise=False`` (the raw counts).
     Arrays (read-only views, overwritten in place by every call: copy what you keep):
@@ -48,7 +49,7 @@ class VectorEnv:
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
                  max_actions: int = 20_000, normalise: bool = True, opponents: str | None = None,
-                 agent_seat: int = 0) -> None:
+                 agent_seat: int = 0, shaping: float = 0.0) -> None:
         from cardtable.ai._search import VectorCore  # the compiled extension (optional)
 
         if game not in CODECS:
@@ -76,7 +77,8 @@ class VectorEnv:
                     np.full(size, np.inf, np.float32))
         self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
                                 dones, truncations, seats, *norm,
-                                agent_seat if opponents else -1, OPPONENTS.index(opponents) - 1)
+                                agent_seat if opponents else -1, OPPONENTS.index(opponents) - 1,
+                                float(shaping))
         # The C loop writes these arrays (and clears only what it set): the caller reads them.
         self.observations = _read_only(obs)
         self.action_masks = _read_only(masks)

@@ -114,3 +114,33 @@ def test_raw_observations_are_the_codec_counts() -> None:
     scaled = solo_v0.raw_env(3)
     scaled.reset(seed=1)
     assert scaled.observe(scaled.agent_selection)["observation"][start] == np.float32(8 / 120)
+
+
+@pytest.mark.parametrize("game,players", [("solo", 3), ("scout", 4)])
+def test_the_shaped_reward_adds_up_to_minus_the_first_potential(game: str, players: int) -> None:
+    """Same seed, same tokens: with shaping every seat's episode total moves by exactly
+    ``-w`` times its potential at the deal (potential-based shaping), and rewards come early."""
+    from cardtable.engine.match import match_seed
+    from cardtable.envs.shaping import potentials
+    from cardtable.envs.table import Table
+
+    totals, early = [], []
+    for weight in (0.0, 0.5):
+        table = Table(game, players, shaping=weight)
+        table.reset(match_seed(3, 0))
+        first = potentials(table.state)
+        rng = np.random.default_rng(0)
+        total, paid = np.zeros(players), 0
+        while table.decision() is not None:
+            table.say(int(rng.choice(table.legal_tokens())))
+            got = np.array(table.take_rewards())
+            paid += int(got.any() and table.decision() is not None)
+            total += got
+        totals.append(total)
+        early.append(paid)
+    assert np.allclose(totals[1] - totals[0], [-0.5 * p for p in first])
+    assert early[0] == 0 and early[1] > 10
+    gym_env = gym.make("cardtable/Solo-v0", shaping=1.0)
+    gym_env.reset(seed=0)
+    assert gym_env.unwrapped.table.shaping == 1.0
+    assert solo_v0.raw_env(3, shaping=0.25).table.shaping == 0.25
