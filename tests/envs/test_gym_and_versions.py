@@ -12,7 +12,7 @@ pytest.importorskip("pettingzoo", reason="needs the envs extra (pip install -e '
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 import cardtable.envs.gym_env  # noqa: E402,F401  (registers the ids)
 from cardtable.engine.errors import ParseError  # noqa: E402
@@ -75,6 +75,7 @@ def test_illegal_tokens_are_replaced_or_refused() -> None:
 def test_versioned_modules_pass_pettingzoo_s_tests(module: object, kwargs: dict) -> None:
     api_test(module.env(**kwargs), num_cycles=150)  # type: ignore[attr-defined]
     seed_test(lambda: module.env(**kwargs), num_cycles=50)  # type: ignore[attr-defined]
+    render_test(lambda render_mode: module.env(render_mode=render_mode, **kwargs))  # type: ignore[attr-defined]
     vector = module.vector_env(num_envs=2, **kwargs)  # type: ignore[attr-defined]
     assert isinstance(vector, VectorEnv)
 
