@@ -310,7 +310,7 @@ cdef inline void vec_clear(VecSlot* slot, float* v, int size) noexcept nogil:
     else:
         for k in range(slot.nwritten):
             v[slot.written[k]] = 0
-    slot.nwritten = 0
+    slot.nwritten = 0 if slot.written != NULL else -1   # no list: an untracked (dense) row
 
 
 cdef inline void vec_note(VecSlot* slot, int i) noexcept nogil:
@@ -485,6 +485,8 @@ cdef class VectorCore:
     cdef unsigned char[::1] done
     cdef unsigned char[::1] trunc
     cdef int[::1] seat
+    cdef float[:, ::1] final    # with an agent seat: its last observation of each finished game
+    cdef bint has_final
     cdef long long episodes
     cdef float* norm         # inv, lo, hi: 3 x size floats
     cdef double shaping      # the weight of the potential-based shaped reward (0: off)
@@ -507,7 +509,7 @@ cdef class VectorCore:
                  float[:, ::1] obs, signed char[:, ::1] mask, float[:, ::1] rew,
                  unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat,
                  const float[::1] inv, const float[::1] lo, const float[::1] hi,
-                 int agent=-1, int opponents=0, double shaping=0.0):
+                 int agent=-1, int opponents=0, double shaping=0.0, float[:, ::1] final=None):
         """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck);
         ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range;
         ``agent`` >= 0: only that seat is asked, ``opponents`` (0 random, 1 heuristic) play
@@ -570,6 +572,11 @@ cdef class VectorCore:
         if agent >= self.players:
             raise ValueError(f"agent seat {agent} is not a seat at a {self.players}-player table")
         self.agent, self.opponents, self.shaping = agent, opponents, shaping
+        self.has_final = final is not None
+        if self.has_final:
+            if agent < 0 or final.shape[0] != num or final.shape[1] != self.size:
+                raise ValueError("final observations need an agent seat and an (N, size) array")
+            self.final = final
         self.values = <double*>malloc((SOLO_MAX_ACTIONS if self.game == 0 else SCOUT_MAX_ACTIONS)
                                       * sizeof(double))
         if self.values == NULL:
@@ -895,9 +902,24 @@ cdef class VectorCore:
                 slot.pot[p] = pts[p]
         if over or self.trunc[i]:
             self.episodes += 1
+            if self.has_final:
+                self._write_final(i)
             self._deal(i)
             return
         self._decide(i)
+
+    cdef void _write_final(self, int i) noexcept nogil:
+        """The agent seat's view of game i as it ended (not asked), into ``final`` row i."""
+        cdef VecSlot view = self.slots[i]
+        view.asked = -1
+        view.npath = 0
+        view.nwritten = -1       # a dense write: the row is not tracked
+        view.written = NULL
+        if self.game == 0:
+            vec_solo_features(&self.solo[i], self.known + i * VEC_KNOWN, &view, self.agent,
+                              &self.final[i, 0])
+        else:
+            vec_scout_features(&self.scout[i], &view, self.agent, &self.final[i, 0])
 
     # --- computer opponents --------------------------------------------------------------
     cdef void _opponents(self, int i) noexcept nogil:

@@ -36,7 +36,9 @@ class VectorEnv:
     """``num_envs`` games of ``game`` (``solo`` or ``scout``) for ``players`` seats, stepped in C.
 
     With ``opponents`` (``random``, or ``heuristic``: the C mirror's heuristic, the search's
-    rollout policy) only ``agent_seat`` is asked and the others play inside the C loop.
+    rollout policy) only ``agent_seat`` is asked and the others play inside the C loop;
+    ``final_observations`` (N, size) then holds the agent's view of each game as it ended
+    (valid in the rows where ``dones`` or ``truncations`` is set).
     ``shaping=w`` adds the potential-based shaped reward of ``envs.shaping`` to every step.
     Observations are scaled and clipped by the layout's blocks (``envs.layout``: every value
     in ``layout.low``..``layout.high``) unless ``normalise=False`` (the raw counts).
@@ -75,10 +77,11 @@ class VectorEnv:
         else:
             norm = (np.ones(size, np.float32), np.full(size, -np.inf, np.float32),
                     np.full(size, np.inf, np.float32))
+        final = np.zeros((num_envs, size), np.float32) if opponents else None
         self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
                                 dones, truncations, seats, *norm,
                                 agent_seat if opponents else -1, OPPONENTS.index(opponents) - 1,
-                                float(shaping))
+                                float(shaping), final)
         # The C loop writes these arrays (and clears only what it set): the caller reads them.
         self.observations = _read_only(obs)
         self.action_masks = _read_only(masks)
@@ -86,6 +89,7 @@ class VectorEnv:
         self.dones = _read_only(dones.view(bool))
         self.truncations = _read_only(truncations.view(bool))
         self.seats = _read_only(seats)
+        self.final_observations = None if final is None else _read_only(final)
 
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Deal every game again (game i from the stream of ``(seed, i)``); the observations."""

@@ -267,3 +267,23 @@ def test_the_c_loop_runs_without_the_gil() -> None:
     inside = [start] + [r for r in readings if start < r < end] + [end]
     longest = max(b - a for a, b in zip(inside, inside[1:], strict=False))
     assert end - start > 0.05 and longest < 0.5 * (end - start)
+
+
+def test_final_observations_show_each_finished_game_and_leave_the_live_rows_intact() -> None:
+    layout = CODECS["scout"].LAYOUT
+    phase = layout.offsets["phase"][0]
+    env = VectorEnv("scout", num_envs=4, players=3, opponents="heuristic", seed=2)
+    assert env.final_observations is not None
+    rng = np.random.default_rng(0)
+    ended = 0
+    while ended < 6:
+        _, _, dones, _ = env.step((rng.random(env.action_masks.shape) * env.action_masks).argmax(axis=1))
+        for i in np.flatnonzero(dones):
+            assert env.final_observations[i, phase:phase + 3].tolist() == [0, 0, 1]  # over
+            assert env.observations[i, phase:phase + 3].tolist() != [0, 0, 1]  # a new deal
+            ended += 1
+    twin = VectorEnv("scout", num_envs=1, players=3, opponents="heuristic")
+    for i in range(4):  # a fresh write of the same position: no stale values in the live rows
+        twin.load(0, env.snapshot(i))
+        assert np.array_equal(twin.observations[0], env.observations[i])
+    assert VectorEnv("scout", num_envs=1, players=3).final_observations is None
