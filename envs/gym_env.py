@@ -3,7 +3,9 @@ play the others (docs/envs.md, "Gymnasium").
 
 Importing this module registers the versioned ids ``cardtable/Solo-v0`` and
 ``cardtable/Scout-v0``; ``gymnasium.make("cardtable.envs.gym_env:cardtable/Solo-v0")`` imports
-and makes in one call. Keyword arguments of ``make`` reach ``CardtableGymEnv``.
+and makes in one call. Keyword arguments of ``make`` reach ``CardtableGymEnv``;
+``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`` gives the
+batched form in C (``envs.gym_vector``).
 """
 
 from __future__ import annotations
@@ -125,7 +127,8 @@ def register() -> None:
     """Register the ids with Gymnasium (once)."""
     for env_id, maker in IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=f"{__name__}:{maker}")
+            gymnasium.register(id=env_id, entry_point=f"{__name__}:{maker}",
+                               vector_entry_point=f"cardtable.envs.gym_vector:{maker}_vector")
 
 
 register()

@@ -145,3 +145,29 @@ def test_the_shaped_reward_adds_up_to_minus_the_first_potential(game: str, playe
     gym_env.reset(seed=0)
     assert gym_env.unwrapped.table.shaping == 1.0
     assert solo_v0.raw_env(3, shaping=0.25).table.shaping == 0.25
+
+
+@pytest.mark.parametrize("env_id,kwargs", [("cardtable/Solo-v0", {"players": 3}),
+                                           ("cardtable/Scout-v0", {"players": 4, "opponents": "random"})])
+def test_make_vec_gives_the_c_vector_form_with_same_step_autoreset(env_id: str, kwargs: dict) -> None:
+    runs = []
+    for _ in range(2):
+        env = gym.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point", **kwargs)
+        obs, _ = env.reset(seed=5)
+        rng, ended = np.random.default_rng(0), 0
+        for _ in range(300):
+            assert env.observation_space.contains(obs)
+            assert np.array_equal(env.action_masks(), obs["action_mask"].astype(bool))
+            tokens = (rng.random(obs["action_mask"].shape) * obs["action_mask"]).argmax(axis=1)
+            obs, rewards, terminated, truncated, info = env.step(tokens)
+            assert not rewards[~terminated].any() and not truncated.any()
+            for i in np.flatnonzero(terminated):
+                final = info["final_obs"][i]
+                assert info["_final_obs"][i] and env.single_observation_space.contains(final)
+                assert not np.array_equal(final["observation"], obs["observation"][i])
+                ended += 1
+        assert ended >= 8
+        runs.append(obs["observation"])
+    assert np.array_equal(runs[0], runs[1])  # same seed, same tokens, same games
+    with pytest.raises(ParseError, match="not legal"):
+        env.step(np.full(8, -1))
