@@ -16,7 +16,6 @@ cdef enum:
     VEC_TRACK = 1024          # observation entries remembered for clearing (a row has < 300 set)
     VEC_MAX_PATH = 8          # the longest token path: multiples of 8 cards
     VEC_PASS_KIND = 255       # a cached "pass" entry (an out-of-turn chance declined)
-    VEC_HAND_SIZE = 8         # SOLO: cards dealt to each seat (engine.solo.state.HAND_SIZE)
     VEC_KNOWN = SOLO_MAX_SEATS * SOLO_MAX_SEATS * SOLO_NFACES   # SOLO: one game's known counts
 
 # SOLO tokens (envs/solo_codec.py)
@@ -479,6 +478,7 @@ cdef class VectorCore:
     cdef ScoutAction* scout_buf
     cdef unsigned char deck[SOLO_MAX_CARDS]
     cdef int ndeck
+    cdef int hand_size       # SOLO: cards dealt to each seat (the template deal's: the engine's)
     cdef float[:, ::1] obs
     cdef signed char[:, ::1] mask
     cdef float[:, ::1] rew
@@ -525,6 +525,7 @@ cdef class VectorCore:
             memcpy(&self.solo_tmpl, &sm.s, sizeof(SoloState))
             self.config = sm.config
             self.players = sm.s.n
+            self.hand_size = sm.s.hsize[0]
             self.size, self.ntok = VSO_SIZE, VS_NUM_TOKENS
             self.sign = 1.0
             self.ndeck = 0
@@ -630,7 +631,8 @@ cdef class VectorCore:
 
     # --- dealing -------------------------------------------------------------------------
     cdef void _deal_solo(self, int i) noexcept nogil:
-        """engine new_round for round 0: 8 cards a seat, turned up until a number shows."""
+        """engine new_round for round 0: the engine's hand size (8) a seat, then cards turned up
+        until a number shows."""
         cdef SoloState* s = &self.solo[i]
         cdef Rng* rng = &self.slots[i].rng
         cdef unsigned char cards[SOLO_MAX_CARDS]
@@ -645,10 +647,10 @@ cdef class VectorCore:
         memset(s.cnt, 0, sizeof(s.cnt))
         memset(s.hsize, 0, sizeof(s.hsize))
         memset(s.held, 0, sizeof(s.held))
-        for k in range(VEC_HAND_SIZE * n):
+        for k in range(self.hand_size * n):
             solo_add(s, (1 + k) % n, cards[k])
         s.ndraw = 0
-        for k in range(VEC_HAND_SIZE * n, self.ndeck):
+        for k in range(self.hand_size * n, self.ndeck):
             s.draw[s.ndraw] = cards[k]
             s.ndraw += 1
         s.ndiscard = 0
