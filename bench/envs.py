@@ -7,6 +7,11 @@ step is one token (most actions are one token; a Wild, a Swap, a show are two); 
 line plays the same rounds with no environment (the seat to move picks among its legal
 actions), and "overhead" is the time per engine action through the environment divided by
 the time per engine action of the bare engine.
+
+The batched C environment (``envs.vector.VectorEnv``) is timed two ways, each beside RLCard's
+UNO in the same run (the ratio is per core: one process, one thread): random tokens chosen
+inside the C loop (``step_random``), and tokens chosen in numpy and given to ``step`` for the
+whole batch (what a learner's loop does). ``--vector-only`` skips the Python environments.
 """
 
 from __future__ import annotations
@@ -111,11 +116,45 @@ def rlcard_episode(rng: np.random.Generator) -> Callable[[int], tuple[int, int]]
     return run
 
 
+def vector_rates(game: str, players: int, seconds: float, num_envs: int = 256) -> tuple[float, float]:
+    """Steps per second of the C vector env: random tokens in C; tokens from numpy via ``step``."""
+    from cardtable.envs.vector import VectorEnv
+
+    env = VectorEnv(game, num_envs=num_envs, players=players)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.step_random(50)
+        steps += 50 * num_envs
+    in_c = steps / (time.perf_counter() - start)
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.step((rng.random(env.action_masks.shape) * env.action_masks).argmax(axis=1))
+        steps += num_envs
+    return in_c, steps / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per line")
+    parser.add_argument("--vector-only", action="store_true", help="only the C vector env and UNO")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
+    uno = rlcard_episode(rng)
+    if uno is None:
+        print("RLCard UNO 2p: not installed (pip install -e '.[bench]')")
+    for label, game, players in (("SOLO classic 2p", "solo", 2), ("SOLO classic 4p", "solo", 4),
+                                 ("SCOUT 4p", "scout", 4)):
+        # UNO is timed right before each line: the ratio compares runs seconds apart
+        uno_rate = timed(args.seconds, uno)[0] if uno is not None else None
+        if uno_rate is not None:
+            print(f"{'RLCard UNO 2p (for comparison)':<34} {uno_rate:>9.0f}")
+        in_c, given = vector_rates(game, players, args.seconds)
+        for how, rate in (("random in C", in_c), ("step(numpy)", given)):
+            ratio = f"{rate / uno_rate:>8.1f}x UNO" if uno_rate else ""
+            print(f"{f'vector {label}, {how}':<34} {rate:>9.0f} {ratio}")
+    if args.vector_only:
+        return
     print(f"{'case':<34} {'steps/s':>9} {'engine actions/s':>17} {'overhead':>9}")
     cases: list[tuple[str, str, int, dict[str, Any] | None]] = [
         ("SOLO classic 2p", "solo", 2, {}), ("SOLO classic 4p", "solo", 4, {}),
@@ -131,12 +170,6 @@ def main() -> None:
                         ("OpenSpiel, SCOUT 4p", "cardtable_scout")):
         steps, actions = timed(args.seconds, openspiel_episode(name, {"players": 4}, rng))
         print(f"{label:<34} {steps:>9.0f} {actions:>17.0f}")
-    uno = rlcard_episode(rng)
-    if uno is None:
-        print("RLCard UNO 2p: not installed (pip install -e '.[bench]')")
-    else:
-        steps, _ = timed(args.seconds, uno)
-        print(f"{'RLCard UNO 2p (for comparison)':<34} {steps:>9.0f}")
 
 
 if __name__ == "__main__":

@@ -26,21 +26,24 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
                  opponents: Mapping[int, str] | None = None, episode: str = "round",
                  reward: str = "score", false_catches: bool = False, max_actions: int = 20_000,
-                 render_mode: str | None = None) -> None:
+                 render_mode: str | None = None, normalise: bool = True, shaping: float = 0.0) -> None:
         super().__init__()
-        self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions)
+        self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions,
+                           shaping)
         self.metadata = {**self.metadata, "name": f"cardtable_{game}_v0"}
         self.render_mode = render_mode
         self.possible_agents = [f"player_{s}" for s in self.table.agent_seats]
         self._seat = {a: s for a, s in zip(self.possible_agents, self.table.agent_seats, strict=True)}
         self._agent = {s: a for a, s in self._seat.items()}
         codec = self.table.codec
+        self.normalise = normalise
         space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (codec.LAYOUT.size,), np.float32),
+            "observation": observation_box(codec.LAYOUT, normalise),
             "action_mask": spaces.Box(0, 1, (codec.NUM_TOKENS,), np.int8),
         })
         self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(codec.NUM_TOKENS) for a in self.possible_agents}
+        self.state_space = observation_box(codec.LAYOUT, normalise, players)
         self._seed: int | None = None
         self._episode = 0
 
@@ -69,7 +72,16 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         vector, mask = self.table.features(self._seat[agent])
-        return {"observation": vector, "action_mask": mask}
+        return {"observation": self._scaled(vector), "action_mask": mask}
+
+    def _scaled(self, vector: np.ndarray) -> np.ndarray:
+        return self.table.codec.LAYOUT.normalise(vector) if self.normalise else vector
+
+    def state(self) -> np.ndarray:
+        """The whole table for a centralised critic: every seat's observation vector (bots'
+        seats too), in seat order, end to end; together they hold every hand."""
+        return np.concatenate([self._scaled(self.table.features(s)[0])
+                               for s in range(self.table.players)])
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -105,6 +117,14 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         pass
 
 
+def observation_box(layout: Any, normalise: bool, copies: int = 1) -> spaces.Box:
+    """The observation space: the layout's scaled ranges (``normalise``), else unbounded raw
+    counts; ``copies`` layouts end to end (``state()``)."""
+    if not normalise:
+        return spaces.Box(-np.inf, np.inf, (copies * layout.size,), np.float32)
+    return spaces.Box(np.tile(layout.low, copies), np.tile(layout.high, copies), dtype=np.float32)
+
+
 def solo_env(players: int = 4, rules: Mapping[str, Any] | None = None,
              opponents: Mapping[int, str] | None = None, **options: Any) -> CardtableEnv:
     """SOLO for 2-10 players. ``rules``: ``edition`` (``classic``/``anniversary``) and any
@@ -112,7 +132,8 @@ def solo_env(players: int = 4, rules: Mapping[str, Any] | None = None,
     ``scoring``, ``pool``, ``threshold``, ``self_jump_in``, ``false_catch_penalty``,
     ``mixed_stacking``). ``opponents``: seat -> bot spec. Other options: ``episode``
     (``round``/``match``), ``reward`` (``score``/``win``), ``false_catches``,
-    ``max_actions``, ``render_mode``."""
+    ``max_actions``, ``render_mode``, ``normalise`` (scaled, bounded observations; default on),
+    ``shaping`` (the weight of the potential-based shaped reward, ``envs.shaping``; 0: off)."""
     return CardtableEnv("solo", players, rules, opponents, **options)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from cardtable.engine.scout.actions import Scout, ScoutShow, Show, TurnChoice
-from cardtable.envs.layout import Layout
+from cardtable.envs.layout import Layout, Norm
 
 GAME = "scout"
 SEATS = 5
@@ -69,20 +69,20 @@ LAYOUT = Layout([
     ("hands", (S, H, 20), "by offset and hand position: one-hot up value (1-10) then one-hot down value "
                           "(1-10); the observer's hand in full, other hands where a card is public "
                           "(it was scouted), else zero"),
-    ("hand_sizes", (S,), "cards in each hand, by offset"),
+    ("hand_sizes", (S,), "cards in each hand, by offset", Norm(45)),
     ("active", (MAX_SET, 20), "the active set, left to right: one-hot up value, one-hot down value"),
     ("owner", (S,), "one-hot by offset: the active set's owner"),
-    ("captured", (S,), "cards each seat has captured this round"),
-    ("chips", (S,), "Scout chips (received with 3-5 players, still held with 2)"),
+    ("captured", (S,), "cards each seat has captured this round", Norm(45)),
+    ("chips", (S,), "Scout chips (received with 3-5 players, still held with 2)", Norm(10, 0, 10)),
     ("scout_show", (S,), "1 while that seat still has its Scout & Show chip"),
     ("turn", (S,), "one-hot by offset: the seat to move"),
     ("start", (S,), "one-hot by offset: the round's start player"),
     ("decided", (1,), "1 once the observer has made its whole-hand choice"),
     ("phase", (3,), "one-hot: whole-hand choice, play, over"),
-    ("set_aside", (1,), "cards set aside this round (2 players)"),
+    ("set_aside", (1,), "cards set aside this round (2 players)", Norm(45)),
     ("seated", (S,), "1 for each offset with a player"),
-    ("totals", (S,), "running match totals, by offset"),
-    ("round", (1,), "the round number, from 0"),
+    ("totals", (S,), "running match totals, by offset", Norm(45, -5, 5)),
+    ("round", (1,), "the round number, from 0", Norm(5)),
     ("asked", (3,), "the observer is asked: to move (must act), out of turn (never in SCOUT), "
                     "in the middle of a token path"),
     ("path", (NUM_TOKENS,), "count of each token in the path said so far for this action"),

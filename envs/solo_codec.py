@@ -16,7 +16,7 @@ import numpy as np
 
 from cardtable.engine.solo.actions import Catch, Play, Simple
 from cardtable.engine.solo.cards import CARDS, COLOURS, FACES, Card
-from cardtable.envs.layout import Layout
+from cardtable.envs.layout import Layout, Norm
 
 GAME = "solo"
 SEATS = 10
@@ -87,11 +87,12 @@ _RANGES = [(PLAY, FACE_COUNT, "play"), (PLAY_CALL, FACE_COUNT, "play!"), (MULTI,
 
 F, S = FACE_COUNT, SEATS
 LAYOUT = Layout([
-    ("hand", (F,), "count of each face in the observer's hand"),
+    ("hand", (F,), "count of each face in the observer's hand", Norm(4)),
     ("top", (F,), "one-hot: the top card of the discard pile"),
     ("colour", (5,), "one-hot: the colour in force R, G, B, Y, or (last) any card fits"),
     ("clockwise", (1,), "1 while play goes in seat order, 0 when reversed"),
-    ("penalty", (1,), "cards a pending Draw 2 / Wild Draw 4 penalty makes the next player draw"),
+    ("penalty", (1,), "cards a pending Draw 2 / Wild Draw 4 penalty makes the next player draw",
+     Norm(32)),
     ("penalty_kind", (2,), "one-hot: the pending penalty is of Draw 2s, of Wild Draw 4s"),
     ("drawn", (F,), "one-hot: the card the observer just drew and may play (else zero)"),
     ("holding_drawn", (1,), "1 when the seat to move holds a card it just drew"),
@@ -100,8 +101,8 @@ LAYOUT = Layout([
     ("turn", (S,), "one-hot by offset: whose turn it is (zero inside a Protection window)"),
     ("to_move", (S,), "one-hot by offset: the seat the game waits for"),
     ("seated", (S,), "1 for each offset with a player (the table's size)"),
-    ("hand_sizes", (S,), "cards in each hand, by offset"),
-    ("totals", (S,), "running match totals, by offset"),
+    ("hand_sizes", (S,), "cards in each hand, by offset", Norm(120)),
+    ("totals", (S,), "running match totals, by offset", Norm(500, -4, 4)),
     ("solo", (S,), "one-hot by offset: the seat whose SOLO window is open"),
     ("solo_called", (1,), "1 if that seat has called SOLO"),
     ("react_kind", (4,), "one-hot: an open Protection window against a Skip, Gift, Swap, Pass hands"),
@@ -109,17 +110,19 @@ LAYOUT = Layout([
     ("react_target", (S,), "one-hot by offset: the Skip's, Gift's or Swap's target"),
     ("react_pending", (S,), "offsets still to protect or decline"),
     ("react_protected", (S,), "offsets that played a Protection in this window"),
-    ("react_gift", (F,), "the Gift's cards, counted (only for its giver and target)"),
-    ("react_gift_size", (1,), "how many cards the Gift gives"),
-    ("known", (S, F), "cards the observer knows to be in each other hand (by offset; row 0 empty)"),
-    ("discard", (F,), "count of each face in the discard pile"),
-    ("draw_size", (1,), "cards in the draw pile"),
-    ("round", (1,), "the round number, from 0"),
+    ("react_gift", (F,), "the Gift's cards, counted (only for its giver and target)", Norm(2)),
+    ("react_gift_size", (1,), "how many cards the Gift gives", Norm(2)),
+    ("known", (S, F), "cards the observer knows to be in each other hand (by offset; row 0 empty)",
+     Norm(4)),
+    ("discard", (F,), "count of each face in the discard pile", Norm(4)),
+    ("draw_size", (1,), "cards in the draw pile", Norm(120)),
+    ("round", (1,), "the round number, from 0", Norm(10, 0, 100)),
     ("rules", (7,), "gifts, protection, multiples, call=window, scoring=pool, self_jump_in, "
                     "mixed_stacking (1 when on)"),
     ("asked", (3,), "the observer is asked: to move (must act), out of turn (may pass), "
                     "in the middle of a token path"),
-    ("path", (NUM_TOKENS,), "count of each token in the path said so far for this action"),
+    ("path", (NUM_TOKENS,), "count of each token in the path said so far for this action",
+     Norm(8)),
 ])
 _KINDS = ("skip", "gift", "swap", "pass")
 

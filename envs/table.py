@@ -16,6 +16,7 @@ from cardtable.engine.games import config_from_dict
 from cardtable.engine.match import Match
 from cardtable.envs import scout_codec, solo_codec
 from cardtable.envs.asking import Asking, Decision
+from cardtable.envs.shaping import potentials
 from cardtable.envs.tokens import PASS
 
 CODECS: dict[str, ModuleType] = {"solo": solo_codec, "scout": scout_codec}
@@ -47,7 +48,7 @@ class Table:
 
     def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
                  bots: Mapping[int, str] | None = None, episode: str = "round", reward: str = "score",
-                 false_catches: bool = False, max_actions: int = 20_000) -> None:
+                 false_catches: bool = False, max_actions: int = 20_000, shaping: float = 0.0) -> None:
         if game not in CODECS:
             raise ParseError(f"unknown game {game!r}: choose solo or scout")
         if episode not in EPISODES:
@@ -69,6 +70,7 @@ class Table:
         self.episode = episode
         self.reward = reward
         self.max_actions = max_actions
+        self.shaping = float(shaping)
         self.asking = Asking(self.codec, false_catches)
         self.match: Match | None = None
 
@@ -86,6 +88,7 @@ class Table:
         self.finished_round: Any = None
         self.done = False
         self.truncated = False
+        self._potential = potentials(self.match.state)
         self._advance()
 
     @property
@@ -136,6 +139,11 @@ class Table:
             self._round_over(state)
         elif len(self.entries) >= self.max_actions:
             self.truncated = True
+        if self.shaping:
+            now = [0.0] * self.players if self.done else potentials(self.state)
+            self.pending = [p + self.shaping * (b - a)
+                            for p, a, b in zip(self.pending, self._potential, now, strict=True)]
+            self._potential = now
 
     def _round_over(self, state: Any) -> None:
         match = self.match

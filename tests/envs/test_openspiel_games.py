@@ -91,8 +91,6 @@ def test_information_states_differ_with_private_cards_and_hide_others() -> None:
     assert a.information_state_string(1) != b.information_state_string(1)
     assert a.information_state_string(0) == b.information_state_string(0)
     assert a.information_state_string(2) == b.information_state_string(2)
-    shape = game.information_state_tensor_shape()
-    assert len(a.information_state_tensor(0)) == shape[0] == len(a.observation_tensor(0))
 
 
 def test_parameters_reach_the_engine_config() -> None:

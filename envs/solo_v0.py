@@ -1,0 +1,31 @@
+"""SOLO, PettingZoo's versioned module (``from cardtable.envs import solo_v0``).
+
+``solo_v0.env(players=4, rules=..., opponents=...)``: the AEC environment behind PettingZoo's
+order-enforcing wrapper; ``raw_env(...)``: unwrapped; ``vector_env(num_envs, players, ...)``:
+N games at once in C (``envs.vector.VectorEnv``). The options are ``solo_env``'s
+(docs/envs.md). The version goes up when observations, tokens or rewards change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from cardtable.envs.pettingzoo_env import CardtableEnv, solo_env
+from cardtable.envs.vector import VectorEnv
+
+raw_env = solo_env
+
+
+def env(**kwargs: Any) -> Any:
+    """The AEC environment, wrapped as PettingZoo's own environments are."""
+    return wrappers.OrderEnforcingWrapper(solo_env(**kwargs))
+
+
+def vector_env(num_envs: int = 64, players: int = 2, **kwargs: Any) -> VectorEnv:
+    """``num_envs`` one-round SOLO games stepped together in C."""
+    return VectorEnv("solo", num_envs=num_envs, players=players, **kwargs)
+
+
+__all__ = ["CardtableEnv", "env", "raw_env", "vector_env"]
