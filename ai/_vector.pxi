@@ -373,9 +373,9 @@ cdef void vec_solo_features(const SoloState* s, const unsigned char* K, VecSlot*
     for i in range(n):
         vec_put(slot, v, VSO_SEATED + i, 1)
         vec_put(slot, v, VSO_HAND_SIZES + vec_rel(i, me, n), s.hsize[i])
-    if s.solo_seat >= 0:
-        vec_put(slot, v, VSO_SOLO + vec_rel(s.solo_seat, me, n), 1)
-        vec_put(slot, v, VSO_SOLO_CALLED, s.solo_called)
+    if s.nsolo:  # the first open window, as the observation's "solo" (envs/solo_codec.py)
+        vec_put(slot, v, VSO_SOLO + vec_rel(s.solo_seat[0], me, n), 1)
+        vec_put(slot, v, VSO_SOLO_CALLED, s.solo_called[0])
     if s.has_react:
         if s.react_kind == SOLO_RK_SKIP:
             vec_put(slot, v, VSO_REACT_KIND, 1)
@@ -753,17 +753,21 @@ cdef class VectorCore:
         cdef const SoloState* s
         cdef SoloAction* sa
         cdef ScoutAction* ca
-        cdef int n, k, m = 0, target
+        cdef int n, k, w, m = 0, genuine
         if self.game == 0:
             s = &self.solo[i]
             n = solo_legal(s, seat, self.solo_buf)
             if self._reserve(slot, n + 1) < 0:
                 return 0
             sa = <SoloAction*>slot.acts
-            target = s.solo_seat if not s.solo_called else -1
             for k in range(n):
-                if self.solo_buf[k].kind == SOLO_A_CATCH and self.solo_buf[k].target != target:
-                    continue
+                if self.solo_buf[k].kind == SOLO_A_CATCH:  # kept only at an open, uncalled window
+                    genuine = 0
+                    for w in range(s.nsolo):
+                        if s.solo_seat[w] == self.solo_buf[k].target and not s.solo_called[w]:
+                            genuine = 1
+                    if not genuine:
+                        continue
                 sa[m] = self.solo_buf[k]
                 slot.plen[m] = vec_solo_encode(&sa[m], seat, s.n, slot.paths + m * VEC_MAX_PATH)
                 m += 1
