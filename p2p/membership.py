@@ -59,10 +59,16 @@ class Membership(PeerState):
         """Whether ``msg``, from a member sequencer, of any term, shows this peer's eviction
         committed (both signatures of the entry checked)."""
         seat = self.roster.members.get(self.key)
-        if seat is None or self.table_id is None or msg.key not in self.roster.members:
+        if seat is None or self.table_id is None or msg.key not in self.roster.members \
+                or msg.prev_index > len(self.log):
             return False
-        return any(e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit
-                   and e.sequencer == msg.key and e.authentic(self.table_id) for e in msg.entries)
+        prev = self._hash_at(msg.prev_index)  # the entries chain on this log's (if it has their past)
+        for e in msg.entries:
+            if e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit \
+                    and e.sequencer == msg.key and e.authentic(self.table_id, prev):
+                return True
+            prev = e.chain(self.table_id, prev)
+        return False
 
     def _on_join(self, msg: Join, addr: Addr) -> None:
         """A member's JOIN: it restarted (or lost its store) and says where it is now."""

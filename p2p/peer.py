@@ -33,6 +33,7 @@ from cardtable.ai.bots import Bot
 from cardtable.engine.shuffle import Stream
 from cardtable.p2p import admission, freshness, lobby, seal, wire
 from cardtable.p2p.addresses import Addresses
+from cardtable.p2p.chain import Chain
 from cardtable.p2p.discovery import encode_beacon
 from cardtable.p2p.driving import Driving
 from cardtable.p2p.elections import Elections
@@ -57,6 +58,7 @@ from cardtable.p2p.wire import (
     AppendOk,
     Beacon,
     Entry,
+    Head,
     Heartbeat,
     Join,
     Probe,
@@ -106,7 +108,7 @@ class Timeouts:
     bot_delay: float = 0.8
 
 
-class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
+class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Membership):
     """One player's replica of a table; see the module docstring and docs/protocol.md.
 
     Its parts, one per concern, are listed in ``p2p/peer_state.py``; this class holds the
@@ -130,6 +132,12 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         self.voted_for: bytes | None = None
         self.log: list[Entry] = []
         self.raw: list[bytes] = []
+        self.hashes: list[bytes] = []  # the chain hash at each index (p2p.chain)
+        self.liars: dict[bytes, tuple[wire.Witness, wire.Witness]] = {}  # key -> proof it equivocated
+        self.heads_heard: dict[bytes, tuple[int, int, bytes]] = {}  # member -> (index, entry term, hash)
+        self.head_told: tuple[int, bytes] = (0, wire.GENESIS)
+        self.proof_sends = 0
+        self.proof_at = now
         self.roster = Roster()
         self.commit_index = 0
         self.role = FOLLOWER
@@ -253,6 +261,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         peer.table_id = peer.log[0].decoded.table_id
         peer.pass_key = seal.for_table(passphrase, peer.table_id)
         meta = stored.meta
+        peer._load_liars(meta.get("liars"))
         peer.name = str(meta.get("name", ""))
         peer.addrs = {bytes(k): (str(h), int(p)) for k, h, p in meta.get("addrs", [])}
         for k, top in meta.get("seen", []):
@@ -394,9 +403,9 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         """The bytes left for entries in an APPEND with this head and address list."""
         return wire.MAX_DATAGRAM - wire.append_overhead(head, addrs, self.pass_key)
 
-    def _heartbeat_msg(self, pair_key: bytes, prev: int, prev_term: int) -> bytes:
+    def _heartbeat_msg(self, pair_key: bytes, prev: int, prev_term: int, prev_hash: bytes) -> bytes:
         return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev, prev_term,
-                                     self.commit_index, self.pass_key, self._stamp())
+                                     self.commit_index, self.pass_key, self._stamp(), prev_hash)
 
     def _propose_msg(self, own: Own) -> bytes:
         return wire.encode_propose(own.decoded.table_id, own.proposal, own.sig, self.pass_key)
@@ -454,9 +463,6 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         if not packet.authentic():
             self._drop("forged")
             return
-        if speaker is admission.NEWCOMER and not admission.joined_by_a_member(self, msg):
-            self._drop("not a member")
-            return
         leaver = isinstance(msg, AppendOk) and msg.key not in self.roster.members  # it moves no term
         if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term and not leaver:
             if msg.term - self.term > admission.MAX_TERM_STEP:
@@ -490,12 +496,15 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
             self._on_redirect(msg)
         elif isinstance(msg, Probe):
             self._on_probe(msg, addr)
+        elif isinstance(msg, Head):
+            self._on_head(msg)
 
     # --- time ------------------------------------------------------------------------------------
     def _tick(self) -> None:
         if self.left:
             return
         now = self.now
+        self._send_proofs()
         if self.role == LEADER:
             if now >= self.beacon_at:
                 self._beacon()
@@ -516,6 +525,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
             return None
         t = self.timeouts
         times = [self.now] if self.busy else []
+        times += self._proof_deadlines()
         if self.role == LEADER:
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]

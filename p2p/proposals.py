@@ -125,7 +125,8 @@ class Proposals(PeerState):
             return False
         index = len(self.log) + 1
         assert self.table_id is not None
-        seq_sig = self.identity.sign(wire.entry_signed(self.table_id, self.term, index, proposal))
+        seq_sig = self.identity.sign(wire.entry_signed(self.table_id, self.term, index, proposal,
+                                                       self._hash_at(index - 1)))
         self._append_local(Entry(self.term, index, proposal, sig, self.key, seq_sig, p))
         if len(self._members()) <= 1:
             self._leader_commit()

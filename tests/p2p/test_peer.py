@@ -338,7 +338,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
     # an entry claiming another author, signed by the sequencer's own key
     claim = wire.Proposal(tid, other.identity.key, 1, 999, ["act", seat, "draw"]).pack()
     sig = me.sign(wire.proposal_signed(claim))
-    seq_sig = me.sign(wire.entry_signed(tid, boss.term, index, claim))
+    seq_sig = me.sign(wire.entry_signed(tid, boss.term, index, claim, boss.hashes[-1]))
     forged = wire.Entry(boss.term, index, claim, sig, me.key, seq_sig, wire.decode_proposal(claim))
     net.inject(victim.addr, append_with(forged), boss_node.addr)
     # a proper proposal under a sequencer signature by someone else
@@ -353,7 +353,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
     net.inject(boss_node.addr, wire.encode_propose(tid, claim, sig, None), victim.addr)
     # an outsider with a perfectly signed VOTE_ASK and a huge term
     eve = Identity.from_seed(b"e" * 32)
-    ask = wire.encode(wire.VOTE_ASK, [tid, eve.key, 10**6, 10**6, 10**6], eve.sign, None)
+    ask = wire.encode(wire.VOTE_ASK, [tid, eve.key, 10**6, 10**6, 10**6, bytes(32)], eve.sign, None)
     net.inject(victim.addr, ask, ("10.9.9.9", 1))
     net.run_for(0.001)
     assert peer.dropped["forged"] >= 3 and boss.dropped["forged"] >= 1
