@@ -154,7 +154,12 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         self.votes: set[bytes] = set()
         self.lost: set[bytes] = set()  # members that would vote for this candidate but lost their store
         self.refused: set[bytes] = set()  # members that would not vote for this candidate
-        self.incarnations: dict[bytes, set[int]] = {}  # JOINs seen, per member
+        self.incarnations: dict[bytes, list[int]] = {}  # incarnations JOINs announced, per member
+        self.incarnation_at: dict[bytes, float] = {}  # when a member's JOIN last announced a new one
+        self.buckets: dict[bytes, tuple[float, float]] = {}  # member -> (tokens, when) (p2p.proposals)
+        self.waiting: tuple[bytes, int, float] | None = None  # (sequencer, seq, since) of the own head
+        self.censors: dict[bytes, float] = {}  # sequencers seen censoring -> when
+        self.witnessed: dict[bytes, tuple[int, int, float, bytes]] = {}  # author -> (inc, seq, since, seq'r)
         self.vote_sent = 0.0
         self.vote_tries = 0
         self.log_seqs: dict[tuple[bytes, int], int] = {}
@@ -513,6 +518,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         if now >= self.election_at and self._may_elect():
             self._start_election()
             return
+        self._check_censorship()
         if self.role == CANDIDATE and now >= self.vote_sent + self._backoff(self.vote_tries - 1):
             self._ask_votes()
         if self.queue and now >= self.propose_at:
@@ -541,6 +547,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
                 times.append(self.propose_at)
             if self.hello and self.leader is None:
                 times.append(self.hello_at)
+            times += self._censorship_due()
         return max(min(times), self.now) if times else None
 
     def _beacon(self) -> None:

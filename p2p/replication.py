@@ -162,7 +162,7 @@ class Replication(PeerState):
         if prev > len(self.log):
             return False, len(self.log)
         mismatch = prev and (self.log[prev - 1].term != msg.prev_term
-                             or (prev_hash is not None and self._hash_at(prev) != prev_hash))
+                             or (prev_hash and self._hash_at(prev) != prev_hash))
         if mismatch:  # another term: back past the whole term; the same term, another chain: one step
             bad = self.log[prev - 1].term
             while bad != msg.prev_term and prev > self.commit_index + 1 and self.log[prev - 2].term == bad:
@@ -345,7 +345,9 @@ class Replication(PeerState):
         if not entries and not addrs and f.answered and f.tries < HEARTBEAT_TRIES and not self._silent(f):
             pair_key = self._pair_key(key)
             if pair_key is not None:
-                return self._heartbeat_msg(pair_key, prev, prev_term, self._hash_at(prev))
+                confirmed = f.match == prev  # it answered with this very chain hash (``_same_chain``)
+                prev_hash = b"" if confirmed else self._hash_at(prev)
+                return self._heartbeat_msg(pair_key, prev, prev_term, prev_hash)
         return self._append_msg(head, entries, addrs)
 
     def _pair_key(self, key: bytes) -> bytes | None:

@@ -567,8 +567,9 @@ def _decode(data: bytes, key: seal.Seal | None) -> Packet:
         _list(body, 8, 8)
         mac = _bytes(body[7], TAG_BYTES)
         stamp = _int(body[6], 1)
-        return Packet(Heartbeat(_int(body[1], 1), _int(body[2]), _int(body[3]), _bytes(body[4], HASH_BYTES),
-                                _int(body[5]), stamp, mac), b"", mac, stamp)
+        prev_hash = body[4] if body[4] == b"" else _bytes(body[4], HASH_BYTES)
+        beat = Heartbeat(_int(body[1], 1), _int(body[2]), _int(body[3]), prev_hash, _int(body[5]), stamp, mac)
+        return Packet(beat, b"", mac, stamp)
     if kind == PROPOSE:
         _list(body, 4, 4)
         proposal = _blob(body[2])
@@ -616,7 +617,10 @@ def heartbeat_mac(pair_key: bytes, table_id: bytes, term: int, prev_index: int, 
 
 
 def encode_heartbeat(pair_key: bytes, table_id: bytes, term: int, prev_index: int, prev_term: int,
-                     commit: int, key: seal.Seal | None, stamp: int = 1, prev_hash: bytes = GENESIS) -> bytes:
+                     commit: int, key: seal.Seal | None, stamp: int = 1, prev_hash: bytes = b"") -> bytes:
+    """A short heartbeat. ``prev_hash``: the chain hash at ``prev_index``, or empty when the
+    member has already answered with that very hash (an idle table's heartbeats stay short:
+    with the hash in every one, an idle 10-peer sequencer at 30% loss sent 1.2 KB/s)."""
     mac = heartbeat_mac(pair_key, table_id, term, prev_index, prev_term, prev_hash, commit, stamp)
     return frame(pack([HEARTBEAT, term, prev_index, prev_term, prev_hash, commit, stamp, mac]), key)
 

@@ -74,6 +74,8 @@ def test_a_heartbeat_is_short_and_its_mac_covers_key_table_and_fields() -> None:
         assert msg.authentic(pair, TID)
         assert not msg.authentic(pair, b"x" * 16) and not msg.authentic(bytes(32), TID)
         assert len(data) <= 64 + (seal.OVERHEAD if key else 0)
+        short = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key)  # the hash already confirmed
+        assert len(short) <= 31 + (seal.OVERHEAD if key else 0)
         changed = wire.Heartbeat(msg.term, msg.prev_index, msg.prev_term, b"g" * 32, msg.commit, msg.stamp,
                                  msg.mac)
         assert not changed.authentic(pair, TID)  # the chain hash is under the MAC
