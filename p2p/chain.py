@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.p2p import wire
-from cardtable.p2p.peer_state import FOLLOWER, PeerState
+from cardtable.p2p.peer_state import PeerState
 from cardtable.p2p.table import TableState
 from cardtable.p2p.wire import HEAD, Entry, Head, Witness
 
@@ -108,7 +108,8 @@ class Chain(PeerState):
         self.proof_sends, self.proof_at = PROOF_SENDS, self.now
         self._send_proofs()
         if self.leader == liar:  # stop following it; stand soon (others may, at random moments)
-            self.role, self.leader, self.leader_addr = FOLLOWER, None, None
+            self._step_down()
+            self.leader, self.leader_addr = None, None
             soon = 4 * self.timeouts.resend * self.rng.below(1000) / 1000
             self.election_at = min(self.election_at, self.now + soon)
 

@@ -71,7 +71,8 @@ class Elections(PeerState):
         agree = (msg.term == self.term and self.voted_for in (None, msg.key)
                  and (msg.last_term, msg.last_index) >= self._last()
                  and msg.key not in self.liars and msg.key not in self.censors
-                 and not (same_place and msg.last_hash != self._hash_at(msg.last_index)))
+                 and not (same_place and msg.last_hash != self._hash_at(msg.last_index)
+                          and not self._forked_here(msg.last_index)))
         if agree:
             self._set_term(self.term, msg.key)
             self.election_at = self.now + self._election_timeout()

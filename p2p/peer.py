@@ -468,6 +468,9 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         if not packet.authentic():
             self._drop("forged")
             return
+        if isinstance(msg, VoteAsk) and msg.key in self.liars:  # proved to equivocate: it moves no term
+            self._drop("equivocated")
+            return
         leaver = isinstance(msg, AppendOk) and msg.key not in self.roster.members  # it moves no term
         if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term and not leaver:
             if msg.term - self.term > admission.MAX_TERM_STEP:

@@ -28,8 +28,8 @@ from cardtable.p2p.wire import JOIN, Entry, Proposal, Propose
 PROPOSABLE = ("act", "commit", "reveal", "return", "leave")
 SEQUENCER_KINDS = ("forfeit", "takeover")
 MAX_PENDING = 2  # a member's proposals in the sequencer's log not yet committed
-RATE = 8.0  # a member's proposals appended per second, on average ...
-BURST = 16.0  # ... and at once
+RATE = 20.0  # a member's proposals appended per second, on average ...
+BURST = 40.0  # ... and at once
 CENSOR_AFTER = 3.0  # seconds a proposal may wait for a live sequencer to append it
 
 
@@ -193,8 +193,12 @@ class Proposals(PeerState):
             self.witnessed[p.author] = (p.incarnation, p.seq, self.now, self.leader)
 
     def _censorship_due(self) -> list[float]:
+        """When ``_check_censorship`` may act next (while a sequencer is followed)."""
+        if self.role != FOLLOWER or self.leader is None:
+            return []
         due = [w[2] + CENSOR_AFTER for w in self.witnessed.values()]
-        return due + ([self.waiting[2] + CENSOR_AFTER] if self.waiting is not None and self.queue else [])
+        due += [self.waiting[2] + CENSOR_AFTER] if self.waiting is not None and self.queue else []
+        return [t for t in due if t > self.now]
 
     def _check_censorship(self) -> None:
         """A live sequencer that leaves this peer's (or a witnessed) proposal out too long."""

@@ -223,8 +223,8 @@ class Replication(PeerState):
                 f.next = f.match + 1  # all answered, yet some entries sent did not stick: again
             self._leader_commit()
         else:  # its log is shorter or differs from ``match`` on (it may even have lost its store)
-            if msg.success:  # it holds as many entries, but another chain: back one at a time
-                match = max(match - 1, 0)
+            if msg.success:  # it holds as many entries, but another chain: back below the last try
+                match = max(min(match, f.base) - 1, 0)
             f.match = min(f.match, match)
             f.next = min(f.next, match + 1)
             f.base = min(f.base, match)

@@ -188,7 +188,9 @@ def test_an_idle_table_sends_under_a_kilobyte_a_second_per_peer(peers: int, loss
     boss = leader(net)
     assert boss is not None
     boss_addr = next(a for a, n in net.nodes.items() if n.peer is boss)
-    assert rates[boss_addr] == max(rates.values())  # the sequencer sends the most: it heartbeats
+    # the sequencer sends about the most: it heartbeats (each member's signed answer carries the
+    # 32-byte chain hash since wire 4, so an answering member sends nearly as much)
+    assert rates[boss_addr] >= 0.9 * max(rates.values())
     if not loss:  # idle heartbeats at least 0.6 s apart
         assert net.trace is not None
         for addr in net.nodes:
@@ -312,7 +314,7 @@ def test_no_computer_move_while_a_proposal_is_in_flight() -> None:
     host, other = nodes[0].peer, nodes[1].peer
     assert host is not None and other is not None and host.is_sequencer
     index = host.log_length + 1
-    net.propose(nodes[1], "draw")  # not its turn: refused when applied
+    net.leave(nodes[1])  # allowed now (a move out of turn is refused before it is appended)
     assert net.run(lambda: host.log_length == index, limit=1)
     net.partition([nodes[0]], [nodes[1]])  # its answer cannot come back: no commit
     net.run_for(1.0)
