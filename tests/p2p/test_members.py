@@ -84,6 +84,8 @@ def test_an_equivocating_sequencer_is_named_on_every_screen_refused_and_its_fork
         assert all(e.data["key"] != liar.hex() for t, e in n.events if e.kind == "sequencer" and t > caught)
     assert any(n.kinds("rewound") for n in nodes)  # applied entries of the losing history undone
     assert len({tuple(_peer(n).raw) for n in nodes}) == 1
+    net.crash(victim)  # the proof is kept in the store: a restart still refuses the liar
+    assert liar in net.resume(victim, auto="random", bots="random").liars
 
 
 @pytest.mark.parametrize("seed", [6, 7])
