@@ -100,8 +100,8 @@ class Chain(PeerState):
 
     def _convict(self, a: Witness, b: Witness) -> None:
         liar = a.sequencer
-        if liar in self.liars:
-            return
+        if liar in self.liars or liar not in self.roster.members:  # only members sequence: a
+            return  # proof against any other key would only grow the list
         self.liars[liar] = (a, b)
         self.store.set_meta("liars", [[a.to_list(), b.to_list()] for a, b in self.liars.values()])
         self._event("equivocation", key=liar.hex(), seat=self.table.seat_of(liar), term=a.term, index=a.index)
