@@ -148,3 +148,28 @@ def test_a_members_flood_costs_each_replica_a_bounded_number_of_bytes() -> None:
     print(f"flood: {flooder.sent} datagrams in 60 s; bytes of its entries per replica: {costs}")
     assert max(costs) <= FLOOD_BYTES_PER_MINUTE, costs
     check_replicas(net, expect_over=False)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_member_lagging_behind_a_join_whose_member_became_sequencer_catches_up(seed: int) -> None:
+    """The price of hearing members only: a member cut off while a newcomer joined, which then
+    became sequencer, does not hear that sequencer (its log does not name it). Its election
+    timer runs out, it stands, the others refuse it and elect a sequencer it knows, which
+    catches it up: the match is played to its end."""
+    net = SimNet(seed)
+    h, a, b = net.node("h"), net.node("a"), net.node("b")
+    host = net.host(h, scout.Config(players=3), 0, auto="random", bots="random")
+    assert host.table_id is not None
+    net.join(a, host.table_id, h.addr, auto="random", bots="random")
+    assert net.run(lambda: len(host.roster.members) == 2 and host.commit_index >= 2, limit=10)
+    net.partition([a], [h, b])
+    net.join(b, host.table_id, h.addr, auto="random", bots="random")
+    assert net.run(lambda: _peer(b).commit_index >= 3, limit=10)
+    net.crash(h)
+    net.resume(h, auto="random", bots="random")
+    assert net.run(lambda: _peer(b).is_sequencer, limit=20)
+    assert b.identity.key not in _peer(a).roster.members
+    net.heal()
+    assert net.run(partial(all_over, net), limit=60)
+    check_replicas(net)
+    assert _peer(a).dropped["not a member"] > 0  # it did not take the sequencer it did not know
