@@ -19,6 +19,7 @@ from typing import Any
 
 from cardtable.p2p import wire
 from cardtable.p2p.admission import MAX_TERM_STEP
+from cardtable.p2p.identity import Identity
 from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Node, SimNet
 
@@ -53,41 +54,32 @@ class ExMember:
         return sent
 
 
-class Equivocator:
-    """The sequencer's datagrams to ``victim`` rewritten into a second history from index
-    ``fork`` on (its own noop there, every later entry signed again over that chain); the
-    sequencer's own code is told every answer matches (a modified client does not mind)."""
+class SecondHistory:
+    """The liar's log as it shows it to one follower: from index ``fork`` on, its own noop at
+    ``fork`` and every later entry signed again over that other chain. ``rewrite`` turns a
+    datagram the liar sends that follower (an ``APPEND``, a heartbeat) into its second-history
+    form; others pass unchanged. The liar's own log and chain come from ``peer``."""
 
-    def __init__(self, net: SimNet, liar: Node, victim: Node, fork: int) -> None:
-        self.net, self.liar, self.victim, self.fork = net, liar, victim, fork
+    def __init__(self, peer: Peer, identity: Identity, victim: bytes, fork: int) -> None:
+        assert peer.table_id is not None
+        self.peer, self.identity, self.victim, self.fork = peer, identity, victim, fork
+        self.tid = peer.table_id
         self.alt: dict[int, tuple[wire.Entry, bytes]] = {}
         self.rewritten = 0
-        peer = liar.peer
-        assert peer is not None and peer.table_id is not None
-        self.tid = peer.table_id
-        peer._same_chain = lambda key, index, head: True  # type: ignore[method-assign]
-        self._transmit = net.transmit
-        net.transmit = self.transmit  # type: ignore[method-assign]
-
-    def _peer(self) -> Peer:
-        assert self.liar.peer is not None
-        return self.liar.peer
 
     def _alt_hash(self, index: int) -> bytes:
-        if index < self.fork:
-            return self._peer()._hash_at(index)
-        return self._other(index)[1]
+        return self.peer._hash_at(index) if index < self.fork else self._other(index)[1]
 
     def _other(self, index: int) -> tuple[wire.Entry, bytes]:
         """The entry at ``index`` of the second history, and its chain hash."""
         if index in self.alt:
             return self.alt[index]
-        real = self._peer().log[index - 1]
+        real = self.peer.log[index - 1]
         prev = self._alt_hash(index - 1)
-        me = self.liar.identity
+        me = self.identity
         if index == self.fork:
             p = wire.Proposal(self.tid, me.key, 0, 10**9, ["noop"])
-            proposal, author_sig, decoded = p.pack(), b"", p
+            proposal, decoded = p.pack(), p
             author_sig = me.sign(wire.proposal_signed(proposal))
         else:
             proposal, author_sig, decoded = real.proposal, real.author_sig, real.decoded
@@ -96,14 +88,10 @@ class Equivocator:
         self.alt[index] = (entry, entry.chain(self.tid, prev))
         return self.alt[index]
 
-    def transmit(self, src: Any, dst: Any, data: bytes) -> None:
-        if src == self.liar.addr and dst == self.victim.addr and self.liar.peer is not None:
-            data = self._rewrite(data)
-        self._transmit(src, dst, data)
-
-    def _rewrite(self, data: bytes) -> bytes:
-        packet = wire.decode(data, None)
-        msg, me = packet.msg, self.liar.identity
+    def rewrite(self, data: bytes) -> bytes:
+        key = self.peer.pass_key
+        packet = wire.decode(data, key)
+        msg, me = packet.msg, self.identity
         if isinstance(msg, wire.Append) and any(e.index >= self.fork for e in msg.entries):
             for e in msg.entries:  # in order: each one's chain needs the one before
                 if e.index >= self.fork:
@@ -112,14 +100,41 @@ class Equivocator:
             head = [msg.table_id, msg.key, msg.term, msg.prev_index, msg.prev_term, msg.commit]
             self.rewritten += 1
             addrs = [list(a) for a in msg.addrs]
-            return wire.encode_append(head, entries, addrs, me.sign, None, packet.stamp)
+            return wire.encode_append(head, entries, addrs, me.sign, key, packet.stamp)
         if isinstance(msg, wire.Heartbeat) and msg.prev_hash and msg.prev_index >= self.fork:
-            pair_key = me.pair_key(self.victim.identity.key, self.tid)
+            pair_key = me.pair_key(self.victim, self.tid)
             assert pair_key is not None
             self.rewritten += 1
             return wire.encode_heartbeat(pair_key, self.tid, msg.term, msg.prev_index, msg.prev_term,
-                                         msg.commit, None, packet.stamp, self._alt_hash(msg.prev_index))
+                                         msg.commit, key, packet.stamp, self._alt_hash(msg.prev_index))
         return data
+
+
+def pretend_every_answer_matches(peer: Peer) -> None:
+    """A modified sequencer does not mind that a follower answers with another chain hash."""
+    peer._same_chain = lambda key, index, head: True  # type: ignore[method-assign]
+
+
+class Equivocator:
+    """The sequencer's datagrams to ``victim`` on the simulated LAN, in a second history from
+    index ``fork`` on (``SecondHistory``)."""
+
+    def __init__(self, net: SimNet, liar: Node, victim: Node, fork: int) -> None:
+        self.net, self.liar, self.victim = net, liar, victim
+        assert liar.peer is not None
+        pretend_every_answer_matches(liar.peer)
+        self.second = SecondHistory(liar.peer, liar.identity, victim.identity.key, fork)
+        self._transmit = net.transmit
+        net.transmit = self.transmit  # type: ignore[method-assign]
+
+    @property
+    def rewritten(self) -> int:
+        return self.second.rewritten
+
+    def transmit(self, src: Any, dst: Any, data: bytes) -> None:
+        if src == self.liar.addr and dst == self.victim.addr and self.liar.peer is not None:
+            data = self.second.rewrite(data)
+        self._transmit(src, dst, data)
 
 
 class Censor:
