@@ -20,7 +20,9 @@ API notes beyond the contract (for the adapter):
 - extra event kinds: ``forfeit`` (seat), ``evicted`` (seat: its member was silent in the
   lobby and is out; when that is this peer, ``left`` follows), ``refused`` (one of this peer's
   own proposals was refused by the rules: index, kind, reason), ``resumed`` (commit index),
-  ``left``.
+  ``left``, ``equivocation`` (a sequencer proved to show two histories: key, seat, term,
+  index), ``rewound`` (entries from index on were another history and are undone),
+  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term).
 """
 
 from __future__ import annotations

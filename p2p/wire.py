@@ -9,6 +9,10 @@ sender's Ed25519 signature of ``MSG_DOMAIN + type + inner``; ``PROPOSE`` carries
 that its author signed; ``HEARTBEAT`` (the sequencer's idle APPEND in short form) is
 ``[type, term, prev index, prev term, commit, mac]``, the MAC keyed by the pair key of the
 sequencer and the member (``Identity.pair_key``) and bound to the table (``heartbeat_mac``).
+Wire 4 chains the log: a sequencer signs each entry's chain hash (``chain_hash``: the entry and
+the chain hash before it), ``APPEND_OK``, ``VOTE_ASK`` and heartbeats carry chain hashes, and
+``HEAD`` carries a member's head (and witnesses: ``Witness``, ``equivocation``) to another
+member. Type 12 and the payload kinds ``RESERVED_KINDS`` are reserved for hidden hands.
 Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
 it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
 first.
