@@ -50,7 +50,7 @@ from cardtable.p2p.peer_state import (
     Output,
     PeerEvent,
 )
-from cardtable.p2p.proposals import Own, Proposals
+from cardtable.p2p.proposals import Own, Proposals, Witnessed
 from cardtable.p2p.replication import Follower, Replication
 from cardtable.p2p.roundtrip import RoundTrips
 from cardtable.p2p.store import Store
@@ -161,7 +161,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         self.buckets: dict[bytes, tuple[float, float]] = {}  # member -> (tokens, when) (p2p.proposals)
         self.waiting: tuple[bytes, int, float] | None = None  # (sequencer, seq, since) of the own head
         self.censors: dict[bytes, float] = {}  # sequencers seen censoring -> when
-        self.witnessed: dict[bytes, tuple[int, int, float, bytes]] = {}  # author -> (inc, seq, since, seq'r)
+        self.witnessed: dict[bytes, Witnessed] = {}  # author -> its proposal seen left out (p2p.proposals)
         self.vote_sent = 0.0
         self.vote_tries = 0
         self.log_seqs: dict[tuple[bytes, int], int] = {}

@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cardtable.ai.bots import Bot
     from cardtable.engine.shuffle import Stream
-    from cardtable.p2p import freshness, lobby
+    from cardtable.p2p import freshness, lobby, seal
     from cardtable.p2p.identity import Identity
     from cardtable.p2p.peer import Timeouts
-    from cardtable.p2p.proposals import Own
+    from cardtable.p2p.proposals import Own, Witnessed
     from cardtable.p2p.replication import Follower
     from cardtable.p2p.roundtrip import RoundTrips
     from cardtable.p2p.store import Store
@@ -74,6 +74,7 @@ class PeerState:
     name: str
     incarnation: int
     dropped: collections.Counter[str]
+    pass_key: seal.Seal | None  # the table's seal, if it has a passphrase
     _out: Output
     # the log, the table and the roster (membership over the whole log)
     table_id: bytes | None
@@ -97,7 +98,7 @@ class PeerState:
     buckets: dict[bytes, tuple[float, float]]
     waiting: tuple[bytes, int, float] | None
     censors: dict[bytes, float]
-    witnessed: dict[bytes, tuple[int, int, float, bytes]]
+    witnessed: dict[bytes, Witnessed]
     leaving: bool
     left: bool
     evicted: bool  # removed from the table by the sequencer (silent in the lobby)

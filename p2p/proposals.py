@@ -47,6 +47,22 @@ class Own:
     in_log: bool = False  # seen in the log (a round trip measured, or not if it went again)
 
 
+@dataclass
+class Witnessed:
+    """A member's proposal this follower was sent because its author finds it censored: passed
+    on to the sequencer (``FORWARD_EVERY``) until it is in the log, no longer allowed, or the
+    sequencer changes, or ``CENSOR_AFTER`` has passed since it was first seen."""
+
+    p: Proposal
+    datagram: bytes  # the PROPOSE, as passed on
+    since: float
+    sequencer: bytes
+    forward_at: float
+
+
+FORWARD_EVERY = 0.5
+
+
 class Proposals(PeerState):
     """The proposals part of ``Peer`` (see ``p2p/peer_state.py``)."""
 
@@ -144,7 +160,7 @@ class Proposals(PeerState):
             self._drop("not proposable")
             return
         if self.role != LEADER:
-            self._witness_pending(p)
+            self._witness_pending(msg)
             self._drop("not the sequencer")
             return
         if p.seq <= self.log_seqs.get((p.author, p.incarnation), 0):
@@ -180,23 +196,36 @@ class Proposals(PeerState):
         return ""
 
     # --- censorship ------------------------------------------------------------------------------
-    def _witness_pending(self, p: Proposal) -> None:
+    def _witness_pending(self, msg: Propose) -> None:
         """A member sent its proposal to this follower too: it finds its sequencer censors it.
-        Kept (one per author) if this peer's rules allow it now and it is not in the log."""
+        Kept (one per author) if this peer's rules allow it now and it is not in the log, and
+        passed on to the sequencer, so that a member that sends it only to followers cannot get
+        an honest sequencer taken for a censor."""
+        p = msg.decoded
         in_log = self.log_seqs.get((p.author, p.incarnation), 0) >= p.seq
         if self.leader is None or not self._caught_up() or in_log:
             return
         if self.table.refusal(p.author, p.payload) or not self._known_incarnation(p):
             return
         old = self.witnessed.get(p.author)
-        if old is None or old[:2] != (p.incarnation, p.seq) or old[3] != self.leader:
-            self.witnessed[p.author] = (p.incarnation, p.seq, self.now, self.leader)
+        same = old is not None and (old.p.incarnation, old.p.seq, old.sequencer) == (p.incarnation, p.seq,
+                                                                                     self.leader)
+        if not same:
+            data = wire.encode_propose(p.table_id, msg.proposal, msg.sig, self.pass_key)
+            self.witnessed[p.author] = Witnessed(p, data, self.now, self.leader, self.now)
+            self._forward_witnessed()
+
+    def _forward_witnessed(self) -> None:
+        for w in self.witnessed.values():
+            if self.now >= w.forward_at and w.sequencer == self.leader:
+                w.forward_at = self.now + FORWARD_EVERY
+                self._send(w.datagram, self.leader_addr)
 
     def _censorship_due(self) -> list[float]:
         """When ``_check_censorship`` may act next (while a sequencer is followed)."""
         if self.role != FOLLOWER or self.leader is None:
             return []
-        due = [w[2] + CENSOR_AFTER for w in self.witnessed.values()]
+        due = [min(w.since + CENSOR_AFTER, w.forward_at) for w in self.witnessed.values()]
         due += [self.waiting[2] + CENSOR_AFTER] if self.waiting is not None and self.queue else []
         return [t for t in due if t > self.now]
 
@@ -210,13 +239,16 @@ class Proposals(PeerState):
                 and not appended and self.now >= w[2] + CENSOR_AFTER:
             self._censored(w[0], self.key)
             return
-        for author, (inc, seq, since, leader) in list(self.witnessed.items()):
-            if self.log_seqs.get((author, inc), 0) >= seq or leader != self.leader:
+        for author, seen in list(self.witnessed.items()):
+            p = seen.p
+            gone = self.log_seqs.get((author, p.incarnation), 0) >= p.seq or seen.sequencer != self.leader
+            if gone or (self._caught_up() and self.table.refusal(author, p.payload)):
                 del self.witnessed[author]
-            elif alive and self.now >= since + CENSOR_AFTER:
+            elif alive and self.now >= seen.since + CENSOR_AFTER:
                 del self.witnessed[author]
-                self._censored(leader, author)
+                self._censored(seen.sequencer, author)
                 return
+        self._forward_witnessed()
 
     def _censored(self, sequencer: bytes, victim: bytes) -> None:
         self.censors[sequencer] = self.now

@@ -12,6 +12,7 @@ from functools import partial
 import pytest
 
 from cardtable.engine import scout
+from cardtable.p2p import wire
 from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Node, SimNet
 from tests.p2p import all_over, build, check_replicas, leader, live
@@ -173,3 +174,36 @@ def test_a_member_lagging_behind_a_join_whose_member_became_sequencer_catches_up
     assert net.run(partial(all_over, net), limit=60)
     check_replicas(net)
     assert _peer(a).dropped["not a member"] > 0  # it did not take the sequencer it did not know
+
+
+def test_a_member_cannot_get_an_honest_sequencer_taken_for_a_censor() -> None:
+    """A member sends its move only to another follower, as if the sequencer censored it. The
+    follower passes it on to the sequencer, which appends it: no one raises ``censored``, and
+    the sequencer stays. (Without the passing on, the follower took the honest sequencer for a
+    censor after 3 s and would never have voted for it again.)"""
+    net = SimNet(9)
+    nodes = build(net, scout.Config(players=3), 3, 0, auto=None)
+    assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)), limit=120)
+    rng = random.Random(9)
+    boss = _boss(nodes)
+    sly, other = [n for n in nodes if n is not boss]
+    peer = _peer(sly)
+    while True:  # the others play until the sly member's seat is to move
+        match = peer.table.match
+        assert match is not None and not match.is_over()
+        if peer.my_seat in match.actors() and peer.log_length == peer.commit_index:
+            break
+        _play_slowly(net, [boss, other], rng)
+        net.run_for(0.5)
+    seat = peer.my_seat
+    assert seat is not None and peer.table_id is not None
+    action = str(rng.choice(match.legal_actions(seat)))
+    prop = wire.Proposal(peer.table_id, sly.identity.key, peer.incarnation, peer.next_seq,
+                         ["act", seat, action])
+    sig = sly.identity.sign(wire.proposal_signed(prop.pack()))
+    data = wire.encode_propose(peer.table_id, prop.pack(), sig, None)
+    net.inject(other.addr, data, sly.addr)  # to the other follower only, never to the sequencer
+    net.run_for(5.0)
+    assert not any(n.kinds("censored") for n in nodes)
+    assert leader(net) is boss.peer and not _peer(other).censors
+    assert any(e.decoded.author == sly.identity.key and e.decoded.seq == prop.seq for e in _peer(boss).log)
