@@ -8,7 +8,7 @@ or the log holds, one the rules allow now (``TableState.refusal``: an author who
 table refuses its pending proposal stops proposing it, with a ``refused`` event), at most
 ``MAX_PENDING`` of one author uncommitted, at most ``RATE`` a second on average per author.
 
-Censorship: an author whose proposal is not in the log ``CENSOR_AFTER`` seconds after it
+Censorship: an author whose proposal is not committed ``CENSOR_AFTER`` seconds after it
 first went to a sequencer that is alive stops following it (``censored``): it stands for
 election, will not vote for it again, and sends the proposal to the other members; a
 member that then sees that proposal (allowed by its rules) still missing from the log of
@@ -234,9 +234,8 @@ class Proposals(PeerState):
         alive = self.role == FOLLOWER and self.leader is not None \
             and self.now - self.leader_heard < self.timeouts.election[1]
         head, w = (self.queue[0] if self.queue else None), self.waiting
-        appended = head is not None and self.log_seqs.get((self.key, self.incarnation), 0) >= head.seq
         if w is not None and head is not None and alive and (head.seq, self.leader) == (w[1], w[0]) \
-                and not appended and self.now >= w[2] + CENSOR_AFTER:
+                and self.now >= w[2] + CENSOR_AFTER:  # still uncommitted (the queue keeps it until then)
             self._censored(w[0], self.key)
             return
         for author, seen in list(self.witnessed.items()):
