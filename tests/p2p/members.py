@@ -7,7 +7,8 @@ do"):
   every peer ``APPEND``s carrying it, with a term far ahead (it froze tables before wire 4);
 - ``Equivocator``: the sequencer shows one follower a second history from one index on: its
   own entry there, and every later entry signed again over that other chain;
-- ``Censor``: the sequencer never appends one member's proposals, and keeps heartbeating it;
+- ``Censor``: the sequencer never appends one member's proposals (or never commits them), and
+  keeps heartbeating it;
 - ``Flooder``: a seated member sends the sequencer proposals the rules refuse, legal ones
   under fresh incarnations, and ``JOIN``s announcing a fresh incarnation each time.
 """
@@ -138,21 +139,33 @@ class Equivocator:
 
 
 class Censor:
-    """The sequencer drops every proposal of ``victim`` (and heartbeats it as usual)."""
+    """The sequencer drops every proposal of ``victim`` (and heartbeats it as usual); with
+    ``withhold``, it appends them but never commits one (nor anything after it)."""
 
-    def __init__(self, liar: Node, victim: Node) -> None:
+    def __init__(self, liar: Node, victim: Node, withhold: bool = False) -> None:
         peer = liar.peer
         assert peer is not None
         self.dropped = 0
-        honest = peer._on_propose
+        key = victim.identity.key
+        honest_propose, honest_commit = peer._on_propose, peer._commit_to
 
         def on_propose(msg: wire.Propose) -> None:
-            if msg.key == victim.identity.key:
+            if msg.key == key and not withhold:
                 self.dropped += 1
                 return
-            honest(msg)
+            honest_propose(msg)
+
+        def commit_to(index: int, quiet: bool = False) -> None:
+            if peer.is_sequencer:
+                held = [e.index for e in peer.log[peer.commit_index:index] if e.decoded.author == key]
+                if held:
+                    self.dropped += 1
+                    index = held[0] - 1
+            honest_commit(index, quiet)
 
         peer._on_propose = on_propose  # type: ignore[method-assign]
+        if withhold:
+            peer._commit_to = commit_to  # type: ignore[method-assign]
 
 
 class Flooder:

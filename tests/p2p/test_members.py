@@ -89,15 +89,15 @@ def test_an_equivocating_sequencer_is_named_on_every_screen_refused_and_its_fork
     assert liar in net.resume(victim, auto="random", bots="random").liars
 
 
-@pytest.mark.parametrize("seed", [6, 7])
-def test_a_censoring_sequencer_is_voted_out_and_the_match_goes_on(seed: int) -> None:
-    """The sequencer never appends one member's moves and keeps heartbeating it (it used to
-    freeze the match for good, silently). The member names it, stands, never votes for it
-    again; the match ends."""
+@pytest.mark.parametrize(("seed", "withhold"), [(6, False), (7, False), (6, True)])
+def test_a_censoring_sequencer_is_voted_out_and_the_match_goes_on(seed: int, withhold: bool) -> None:
+    """The sequencer never appends one member's moves (or, ``withhold``: appends them and never
+    commits them) and keeps heartbeating it (it used to freeze the match for good, silently).
+    The member names it, stands, never votes for it again; the match ends."""
     net, nodes = _playing(seed, 3)
     boss = _boss(nodes)
     victim = next(n for n in nodes if n is not boss)
-    censor = Censor(boss, victim)
+    censor = Censor(boss, victim, withhold)
     assert net.run(partial(all_over, net), limit=300)
     check_replicas(net)
     assert censor.dropped > 0
