@@ -479,6 +479,8 @@ def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     """Peer events about the table (not the game) in words; None for the ones not worth telling."""
     seat = data.get("seat")
     who = speak.who(seat) if isinstance(seat, int) else "a seat"
+    victim = data.get("victim")
+    whose = speak.who(victim, possessive=True) if isinstance(victim, int) else "a member's"
     words = {
         "seated": f"You are seated: your seat number is {seat}",
         "started": "The shuffle is agreed: the match starts",
@@ -488,6 +490,11 @@ def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
         "left": "The table has your leave: you are out",
         "resumed": f"Resumed the table at entry {data.get('commit')}",
         "bot_error": f"A computer player failed: {data.get('error')}",
+        "equivocation": f"{who} sent two different histories as sequencer: every member refuses it as "
+                        "sequencer from now on, and another one is chosen",
+        "rewound": f"Entries from {data.get('index')} on were a false history: the table goes back and "
+                   "replays the agreed one",
+        "censored": f"{who} as sequencer left {whose} move out: it is voted out",
     }
     return words.get(kind)
 

@@ -40,7 +40,7 @@ def is_table_log(data: bytes) -> bool:
 def read_table_log(path: Path) -> TableLog:
     """Replay the committed entries of the table log at ``path`` (the file is never changed);
     every entry's signatures are checked, and the first bad one stops the replay."""
-    from cardtable.p2p import identity, wire
+    from cardtable.p2p import wire
     from cardtable.p2p.store import FileStore
     from cardtable.p2p.table import TableState
 
@@ -50,6 +50,7 @@ def read_table_log(path: Path) -> TableLog:
         stored = FileStore(copy, sync=False).load()
     out = TableLog(path, TableState(), entries=len(stored.entries))
     committed = min(int(stored.meta.get("commit", 0) or 0), len(stored.entries))
+    prev = wire.GENESIS
     for n, raw in enumerate(stored.entries[:committed]):
         try:
             entry = wire.decode_entry(raw)
@@ -57,11 +58,10 @@ def read_table_log(path: Path) -> TableLog:
             out.error = f"entry {n}: unreadable ({err})"
             return out
         table_id = out.table.table_id or entry.decoded.table_id
-        if not (identity.verify(entry.decoded.author, wire.proposal_signed(entry.proposal), entry.author_sig)
-                and identity.verify(entry.sequencer, wire.entry_signed(table_id, entry.term, entry.index,
-                                                                       entry.proposal), entry.seq_sig)):
+        if not entry.authentic(table_id, prev):  # the sequencer's signature covers the chain before it
             out.error = f"entry {n}: a signature does not verify"
             return out
+        prev = entry.chain(table_id, prev)
         out.applied.append(out.table.apply(entry))
         if not out.names and out.table.match is not None:
             out.names = [seat.name or f"seat {s}" for s, seat in enumerate(out.table.seats)]

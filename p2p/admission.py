@@ -11,12 +11,13 @@ term is looked at:
   beacon or a ``REDIRECT``), from an address the peer contacted (``peer.contacts``: else a
   replay of its first datagram from elsewhere would set its address), or, when no key is
   known, whoever answers from the address the peer itself contacted (a round trip);
-- ``NEWCOMER``: an ``APPEND`` from a key this log does not know yet that carries that key's
-  own ``join`` entry sequenced by a member (a peer that joined, then became sequencer, while
-  this one lagged); it counts only once ``joined_by_a_member`` has checked both signatures;
 - ``ASKING``: a ``JOIN`` from a non-member: handled by the lobby (``p2p.lobby``), which
   never records anything about it until its join is in the log;
-- ``STRANGER``: anything else; dropped as ``not a member``.
+- ``STRANGER``: anything else; dropped as ``not a member``. That includes a key this log
+  says never joined, left or was evicted, whatever it signs and whatever entries it carries
+  (its own authentic ``join`` entry included): a peer that holds a log takes an ``APPEND``
+  only from a member of that log. (A peer that lags behind a join whose member became
+  sequencer learns of it from another sequencer its log knows, after an election.)
 
 Terms: a member's term may move only by at most ``MAX_TERM_STEP`` at a time, so that terms
 stay far below the wire's limit whatever a (modified) member sends.
@@ -27,13 +28,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from cardtable.p2p import wire
-from cardtable.p2p.wire import Append, AppendOk, Join, Propose
+from cardtable.p2p.wire import AppendOk, Join, Propose
 
 if TYPE_CHECKING:
     from cardtable.p2p.peer import Addr, Peer
 
 MEMBER: Final = "member"
-NEWCOMER: Final = "newcomer"
 ASKING: Final = "asking"
 STRANGER: Final = "stranger"
 
@@ -58,15 +58,4 @@ def speaker(peer: Peer, msg: wire.Message, addr: Addr) -> str:
         return MEMBER
     if isinstance(msg, AppendOk) and msg.key in peer.followers:
         return MEMBER  # a leaver the sequencer is still telling
-    if isinstance(msg, Append) and any(e.decoded.author == msg.key and e.decoded.kind == "join"
-                                       and e.sequencer in members for e in msg.entries):
-        return NEWCOMER
     return STRANGER
-
-
-def joined_by_a_member(peer: Peer, msg: wire.Message) -> bool:
-    """A ``NEWCOMER``'s APPEND holds its own join, signed by it and sequenced by a member."""
-    if not isinstance(msg, Append) or peer.table_id is None:
-        return False
-    return any(e.decoded.author == msg.key and e.decoded.kind == "join" and e.sequencer in peer.roster.members
-               and e.authentic(peer.table_id) for e in msg.entries)

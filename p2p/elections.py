@@ -56,7 +56,8 @@ class Elections(PeerState):
 
     def _ask_votes(self) -> None:
         last_term, last_index = self._last()
-        data = self._msg(VOTE_ASK, [self.table_id, self.key, self.term, last_index, last_term])
+        data = self._msg(VOTE_ASK, [self.table_id, self.key, self.term, last_index, last_term,
+                                    self._hash_at(last_index)])
         for key in self._members():
             if key not in self.votes and key not in self.lost and key not in self.refused:
                 self._send(data, self.addrs.get(key))
@@ -66,8 +67,12 @@ class Elections(PeerState):
     def _on_vote_ask(self, msg: VoteAsk, addr: Addr) -> None:
         if msg.term < self.term:
             self._drop("old term")
+        same_place = (msg.last_term, msg.last_index) == self._last()
         agree = (msg.term == self.term and self.voted_for in (None, msg.key)
-                 and (msg.last_term, msg.last_index) >= self._last())
+                 and (msg.last_term, msg.last_index) >= self._last()
+                 and msg.key not in self.liars and msg.key not in self.censors
+                 and not (same_place and msg.last_hash != self._hash_at(msg.last_index)
+                          and not self._forked_here(msg.last_index)))
         if agree:
             self._set_term(self.term, msg.key)
             self.election_at = self.now + self._election_timeout()

@@ -21,6 +21,8 @@ from cardtable.p2p.replication import Follower
 from cardtable.p2p.wire import JOIN, REDIRECT, Append, Entry, Join, Probe, Redirect, WireError
 
 MEMBER_KINDS = ("join", "leave", "evict")
+INCARNATIONS_KEPT = 4  # the incarnations a member's JOINs announced that are remembered
+INCARNATION_EVERY = 2.0  # seconds between two new incarnations of one member (restarts)
 
 
 class Membership(PeerState):
@@ -59,24 +61,42 @@ class Membership(PeerState):
         """Whether ``msg``, from a member sequencer, of any term, shows this peer's eviction
         committed (both signatures of the entry checked)."""
         seat = self.roster.members.get(self.key)
-        if seat is None or self.table_id is None or msg.key not in self.roster.members:
+        if seat is None or self.table_id is None or msg.key not in self.roster.members \
+                or msg.prev_index > len(self.log):
             return False
-        return any(e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit
-                   and e.sequencer == msg.key and e.authentic(self.table_id) for e in msg.entries)
+        prev = self._hash_at(msg.prev_index)  # the entries chain on this log's (if it has their past)
+        for e in msg.entries:
+            if e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit \
+                    and e.sequencer == msg.key and e.authentic(self.table_id, prev):
+                return True
+            prev = e.chain(self.table_id, prev)
+        return False
 
     def _on_join(self, msg: Join, addr: Addr) -> None:
-        """A member's JOIN: it restarted (or lost its store) and says where it is now."""
+        """A member's JOIN: it restarted (or lost its store) and says where it is now. Its
+        incarnation is the only way a new one starts (``p2p/proposals.py`` appends proposals
+        of known incarnations only): at most one new one every ``INCARNATION_EVERY``."""
+        known = self.incarnations.setdefault(msg.key, [])
+        fresh = msg.incarnation not in known
+        if fresh:
+            if self.now < self.incarnation_at.get(msg.key, float("-inf")) + INCARNATION_EVERY:
+                self._drop("too many incarnations")
+                return
+            known.append(msg.incarnation)
+            del known[:-INCARNATIONS_KEPT]
+            self.incarnation_at[msg.key] = self.now
         if self.role != LEADER:
             self._redirect(addr)
             return
         f = self.followers.setdefault(msg.key, Follower(next=len(self.log) + 1, acked=self.now))
-        fresh = msg.incarnation not in self.incarnations.setdefault(msg.key, set())
         if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
             f.match, f.next, f.base = 0, 1, 0
         f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
         f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
-        self.incarnations[msg.key].add(msg.incarnation)
         self._replicate(msg.key, f)
+
+    def _hello_msg(self) -> bytes:
+        return self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None, None])
 
     def _redirect(self, addr: Addr) -> None:
         if self.leader is not None and self.leader_addr is not None:
@@ -143,7 +163,7 @@ class Membership(PeerState):
     def _say_hello(self) -> None:
         """A restarted peer tells the members where it is now (a JOIN without a proposal)."""
         self.hello_at = self.now + 2 * self.timeouts.retransmit
-        data = self._msg(JOIN, [self.table_id, self.key, self.incarnation, self.name, None, None, None])
+        data = self._hello_msg()
         for key in self._members():
             if key != self.key:
                 self._send(data, self.addrs.get(key))

@@ -20,7 +20,9 @@ API notes beyond the contract (for the adapter):
 - extra event kinds: ``forfeit`` (seat), ``evicted`` (seat: its member was silent in the
   lobby and is out; when that is this peer, ``left`` follows), ``refused`` (one of this peer's
   own proposals was refused by the rules: index, kind, reason), ``resumed`` (commit index),
-  ``left``.
+  ``left``, ``equivocation`` (a sequencer proved to show two histories: key, seat, term,
+  index), ``rewound`` (entries from index on were another history and are undone),
+  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from cardtable.ai.bots import Bot
 from cardtable.engine.shuffle import Stream
 from cardtable.p2p import admission, freshness, lobby, seal, wire
 from cardtable.p2p.addresses import Addresses
+from cardtable.p2p.chain import Chain
 from cardtable.p2p.discovery import encode_beacon
 from cardtable.p2p.driving import Driving
 from cardtable.p2p.elections import Elections
@@ -47,7 +50,7 @@ from cardtable.p2p.peer_state import (
     Output,
     PeerEvent,
 )
-from cardtable.p2p.proposals import Own, Proposals
+from cardtable.p2p.proposals import Own, Proposals, Witnessed
 from cardtable.p2p.replication import Follower, Replication
 from cardtable.p2p.roundtrip import RoundTrips
 from cardtable.p2p.store import Store
@@ -57,6 +60,7 @@ from cardtable.p2p.wire import (
     AppendOk,
     Beacon,
     Entry,
+    Head,
     Heartbeat,
     Join,
     Probe,
@@ -106,7 +110,7 @@ class Timeouts:
     bot_delay: float = 0.8
 
 
-class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
+class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Membership):
     """One player's replica of a table; see the module docstring and docs/protocol.md.
 
     Its parts, one per concern, are listed in ``p2p/peer_state.py``; this class holds the
@@ -130,6 +134,12 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         self.voted_for: bytes | None = None
         self.log: list[Entry] = []
         self.raw: list[bytes] = []
+        self.hashes: list[bytes] = []  # the chain hash at each index (p2p.chain)
+        self.liars: dict[bytes, tuple[wire.Witness, wire.Witness]] = {}  # key -> proof it equivocated
+        self.heads_heard: dict[bytes, tuple[int, int, bytes]] = {}  # member -> (index, entry term, hash)
+        self.head_told: tuple[int, bytes] = (0, wire.GENESIS)
+        self.proof_sends = 0
+        self.proof_at = now
         self.roster = Roster()
         self.commit_index = 0
         self.role = FOLLOWER
@@ -146,7 +156,12 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         self.votes: set[bytes] = set()
         self.lost: set[bytes] = set()  # members that would vote for this candidate but lost their store
         self.refused: set[bytes] = set()  # members that would not vote for this candidate
-        self.incarnations: dict[bytes, set[int]] = {}  # JOINs seen, per member
+        self.incarnations: dict[bytes, list[int]] = {}  # incarnations JOINs announced, per member
+        self.incarnation_at: dict[bytes, float] = {}  # when a member's JOIN last announced a new one
+        self.buckets: dict[bytes, tuple[float, float]] = {}  # member -> (tokens, when) (p2p.proposals)
+        self.waiting: tuple[bytes, int, float] | None = None  # (sequencer, seq, since) of the own head
+        self.censors: dict[bytes, float] = {}  # sequencers seen censoring -> when
+        self.witnessed: dict[bytes, Witnessed] = {}  # author -> its proposal seen left out (p2p.proposals)
         self.vote_sent = 0.0
         self.vote_tries = 0
         self.log_seqs: dict[tuple[bytes, int], int] = {}
@@ -253,6 +268,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         peer.table_id = peer.log[0].decoded.table_id
         peer.pass_key = seal.for_table(passphrase, peer.table_id)
         meta = stored.meta
+        peer._load_liars(meta.get("liars"))
         peer.name = str(meta.get("name", ""))
         peer.addrs = {bytes(k): (str(h), int(p)) for k, h, p in meta.get("addrs", [])}
         for k, top in meta.get("seen", []):
@@ -394,9 +410,9 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         """The bytes left for entries in an APPEND with this head and address list."""
         return wire.MAX_DATAGRAM - wire.append_overhead(head, addrs, self.pass_key)
 
-    def _heartbeat_msg(self, pair_key: bytes, prev: int, prev_term: int) -> bytes:
+    def _heartbeat_msg(self, pair_key: bytes, prev: int, prev_term: int, prev_hash: bytes) -> bytes:
         return wire.encode_heartbeat(pair_key, self.table_id or b"", self.term, prev, prev_term,
-                                     self.commit_index, self.pass_key, self._stamp())
+                                     self.commit_index, self.pass_key, self._stamp(), prev_hash)
 
     def _propose_msg(self, own: Own) -> bytes:
         return wire.encode_propose(own.decoded.table_id, own.proposal, own.sig, self.pass_key)
@@ -454,8 +470,8 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         if not packet.authentic():
             self._drop("forged")
             return
-        if speaker is admission.NEWCOMER and not admission.joined_by_a_member(self, msg):
-            self._drop("not a member")
+        if isinstance(msg, VoteAsk) and msg.key in self.liars:  # proved to equivocate: it moves no term
+            self._drop("equivocated")
             return
         leaver = isinstance(msg, AppendOk) and msg.key not in self.roster.members  # it moves no term
         if isinstance(msg, (Append, AppendOk, VoteAsk, Vote)) and msg.term > self.term and not leaver:
@@ -490,12 +506,15 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
             self._on_redirect(msg)
         elif isinstance(msg, Probe):
             self._on_probe(msg, addr)
+        elif isinstance(msg, Head):
+            self._on_head(msg)
 
     # --- time ------------------------------------------------------------------------------------
     def _tick(self) -> None:
         if self.left:
             return
         now = self.now
+        self._send_proofs()
         if self.role == LEADER:
             if now >= self.beacon_at:
                 self._beacon()
@@ -504,6 +523,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
         if now >= self.election_at and self._may_elect():
             self._start_election()
             return
+        self._check_censorship()
         if self.role == CANDIDATE and now >= self.vote_sent + self._backoff(self.vote_tries - 1):
             self._ask_votes()
         if self.queue and now >= self.propose_at:
@@ -516,6 +536,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
             return None
         t = self.timeouts
         times = [self.now] if self.busy else []
+        times += self._proof_deadlines()
         if self.role == LEADER:
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]
@@ -531,6 +552,7 @@ class Peer(Driving, Proposals, Elections, Replication, Addresses, Membership):
                 times.append(self.propose_at)
             if self.hello and self.leader is None:
                 times.append(self.hello_at)
+            times += self._censorship_due()
         return max(min(times), self.now) if times else None
 
     def _beacon(self) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from cardtable.p2p import freshness
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
 from cardtable.p2p.table import Roster
-from cardtable.p2p.wire import APPEND_OK, Append, AppendOk, Entry, Heartbeat
+from cardtable.p2p.wire import APPEND_OK, GENESIS, Append, AppendOk, Entry, Heartbeat
 
 WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
 HEARTBEAT_TRIES = 6  # unanswered short heartbeats to one follower before a signed APPEND goes instead
@@ -59,15 +59,21 @@ class Replication(PeerState):
 
     def _append_local(self, entry: Entry, raw: bytes | None = None, persist: bool = True) -> None:
         raw = raw or entry.pack()
+        self.hashes.append(entry.chain(self.table_id or entry.decoded.table_id, self._hash_at(len(self.log))))
         self.log.append(entry)
         self.raw.append(raw)
         if persist:
             self.store.append([raw])
         self._feed_roster(entry)
 
+    def _hash_at(self, index: int) -> bytes:
+        """The chain hash of the log up to ``index`` (``GENESIS`` for 0)."""
+        return self.hashes[index - 1] if 0 < index <= len(self.hashes) else GENESIS
+
     def _truncate(self, length: int) -> None:
         del self.log[length:]
         del self.raw[length:]
+        del self.hashes[length:]
         self.store.truncate(length)
         self.roster = Roster()
         self.log_seqs = {}
@@ -84,17 +90,24 @@ class Replication(PeerState):
         """Whether this peer's committed view is as recent as the sequencer's last word."""
         return self.role == LEADER or (self.leader is not None and self.commit_index >= self.leader_commit)
 
-    def _on_append(self, msg: Append, addr: Addr) -> None:
+    def _answer(self, success: bool, match: int, addr: Addr) -> None:
+        fields = [self.table_id, self.key, self.term, success, match, self._hash_at(match)]
+        self._send(self._msg(APPEND_OK, fields), addr)
+
+    def _on_append(self, msg: Append, addr: Addr, prev_hash: bytes | None = None) -> None:
         if msg.term < self.term and self._evicted_in(msg):  # it stood alone while cut off: its term is ahead
             self.evicted = True
             self._event("evicted", seat=self.roster.members.get(self.key))
             return
         if msg.term < self.term:
             self._drop("old term")
-            self._send(self._msg(APPEND_OK, [self.table_id, self.key, self.term, False, len(self.log)]), addr)
+            self._answer(False, len(self.log), addr)
             return
         if self.role == LEADER or (self.leader is not None and self.leader != msg.key):
             self._drop("two sequencers")
+            return
+        if msg.key in self.liars:  # it showed two histories: no member that knows follows it again
+            self._drop("equivocated")
             return
         if self.leader is None:
             self._event("sequencer", key=msg.key.hex(), term=msg.term)
@@ -107,14 +120,15 @@ class Replication(PeerState):
         self.election_at = self.now + self._election_timeout()
         for key, host, port in msg.addrs:
             self._learn_addr(key, (host, port), direct=False)
-        success, match = self._match_entries(msg)
+        success, match = self._match_entries(msg, prev_hash)
         if success:
             self.leader_commit = max(self.leader_commit, msg.commit)
             self._noticed_in_log()
             self._commit_to(min(msg.commit, match))
             if self.amnesiac and self._caught_up() and self.log:
                 self.amnesiac = False
-        self._send(self._msg(APPEND_OK, [self.table_id, self.key, self.term, success, match]), addr)
+            self._tell_head(match)
+        self._answer(success, match, addr)
 
     def _on_heartbeat(self, msg: Heartbeat, addr: Addr) -> None:
         """A short heartbeat: an empty APPEND from the sequencer this peer follows in this term
@@ -135,34 +149,47 @@ class Replication(PeerState):
         if fresh == freshness.NEWEST:
             self._learn_addr(leader, addr)
         self._on_append(Append(self.table_id or b"", leader, msg.term, msg.prev_index, msg.prev_term,
-                               msg.commit, (), ()), addr)
+                               msg.commit, (), ()), addr, msg.prev_hash)
 
-    def _match_entries(self, msg: Append) -> tuple[bool, int]:
-        """Raft's log matching: (success, index up to which this log now equals the leader's)."""
+    def _match_entries(self, msg: Append, prev_hash: bytes | None = None) -> tuple[bool, int]:
+        """Raft's log matching on the hash chain: (success, index up to which this log now
+        equals the leader's). An entry must chain on this log's entry before it (its
+        sequencer's signature covers that entry's chain hash), so a log that differs anywhere
+        before ``prev`` answers no, and the sequencer goes back further (``prev_hash``, a
+        heartbeat's: the leader's chain hash at ``prev``)."""
         prev = msg.prev_index
+        tid = self.table_id or b""
         if prev > len(self.log):
             return False, len(self.log)
-        if prev and self.log[prev - 1].term != msg.prev_term:
+        mismatch = prev and (self.log[prev - 1].term != msg.prev_term
+                             or (prev_hash and self._hash_at(prev) != prev_hash))
+        if mismatch:  # another term: back past the whole term; the same term, another chain: one step
             bad = self.log[prev - 1].term
-            while prev > self.commit_index + 1 and self.log[prev - 2].term == bad:
+            while bad != msg.prev_term and prev > self.commit_index + 1 and self.log[prev - 2].term == bad:
                 prev -= 1
             return False, max(prev - 1, self.commit_index)
-        index, last_term, fresh = prev, msg.prev_term, []
+        index, last_term = prev, msg.prev_term
+        fresh: list[Entry] = []
         for e in msg.entries:
             if e.index != index + 1 or not last_term <= e.term <= msg.term:
                 self._drop("malformed")
                 break
+            before = self._hash_at(index)
             if e.index <= len(self.log) and self.log[e.index - 1].term == e.term:
-                index, last_term = e.index, e.term
-                continue
-            if e.index <= self.commit_index:
+                if e.chain(tid, before) == self.hashes[e.index - 1]:
+                    index, last_term = e.index, e.term
+                    continue
+                self._two_histories(e, before)  # one term, one index, another entry: proof if signed
+            if not e.authentic(tid, before):
+                self._drop("forged")  # or the chains part at or before prev: go back one
+                if not fresh and prev > self.commit_index:
+                    return False, max(prev - 1, self.commit_index)
+                break
+            if e.index <= self.commit_index and not self._forked_here(e.index):
                 self._drop("conflicts with committed")
                 break
-            if not e.authentic(self.table_id or b""):
-                self._drop("forged")
-                break
             if e.index <= len(self.log):
-                self._truncate(e.index - 1)
+                self._rewind(e.index)
             fresh.append(e)
             self._append_local(e, persist=False)
             index, last_term = e.index, e.term
@@ -178,6 +205,7 @@ class Replication(PeerState):
         if self.role != LEADER or msg.term != self.term or f is None:
             return
         match = min(msg.match, len(self.log))
+        success = msg.success and self._same_chain(msg.key, match, msg.head)
         if f.outstanding == 1 and not f.tries:  # the one APPEND in flight, sent once: a clean sample
             self.round_trips.sample(msg.key, self.now - f.sent)
         elif f.tries:
@@ -188,16 +216,22 @@ class Replication(PeerState):
             f.commit_known = f.commit_sent
             if f.addrs_sent is not None:
                 f.addrs_known, f.addrs_sent = f.addrs_sent, None
-        if msg.success:
+        if success:
             f.match = max(f.match, match)
             f.next = max(f.next, f.match + 1)
             if not f.outstanding and f.match < len(self.log):
                 f.next = f.match + 1  # all answered, yet some entries sent did not stick: again
             self._leader_commit()
         else:  # its log is shorter or differs from ``match`` on (it may even have lost its store)
+            if msg.success:  # it holds as many entries, but another chain: back below the last try
+                match = max(min(match, f.base) - 1, 0)
             f.match = min(f.match, match)
             f.next = min(f.next, match + 1)
             f.base = min(f.base, match)
+
+    def _same_chain(self, key: bytes, index: int, head: bytes) -> bool:
+        """Whether a member's answer names this log's own chain hash at ``index``."""
+        return self._hash_at(index) == head
 
     def _leader_commit(self) -> None:
         members = self._members()
@@ -311,7 +345,9 @@ class Replication(PeerState):
         if not entries and not addrs and f.answered and f.tries < HEARTBEAT_TRIES and not self._silent(f):
             pair_key = self._pair_key(key)
             if pair_key is not None:
-                return self._heartbeat_msg(pair_key, prev, prev_term)
+                confirmed = f.match == prev  # it answered with this very chain hash (``_same_chain``)
+                prev_hash = b"" if confirmed else self._hash_at(prev)
+                return self._heartbeat_msg(pair_key, prev, prev_term, prev_hash)
         return self._append_msg(head, entries, addrs)
 
     def _pair_key(self, key: bytes) -> bytes | None:

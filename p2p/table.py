@@ -200,6 +200,40 @@ class TableState:
         """Seats the sequencer plays: computer seats and seats taken over."""
         return [s for s, seat in enumerate(self.seats) if seat.controller != HUMAN]
 
+    def refusal(self, author: bytes, payload: list[Any]) -> str:
+        """Why a member's proposal would be refused if it were applied now ("" if it would not
+        be, as far as can be told without applying it): the sequencer refuses such proposals
+        before they are appended, and an author stops proposing one (``p2p/proposals.py``).
+        Only the kinds members propose (``act``, ``return``, ``commit``, ``reveal``, ``leave``)."""
+        kind = payload[0] if payload else ""
+        seat = self.seat_of(author)
+        if kind == "leave":
+            return "" if author in self.roster.members else "not seated here"
+        if kind in ("commit", "reveal"):
+            done = self.commits if kind == "commit" else self.reveals
+            if self.phase != SEEDING or self.stage != kind:
+                return f"not in the {kind} stage of the seed agreement"
+            ok = seat in self.seeding_seats() and seat not in done
+            return "" if ok else "no seat in the seed agreement"
+        if kind == "return":
+            ok = self.phase == PLAYING and seat is not None and seat == payload[1] \
+                and self.seats[seat].controller == BOT
+            return "" if ok else "that seat is not the author's to take back"
+        if kind == "act":
+            target = payload[1]
+            if self.phase != PLAYING or self.match is None:
+                return "no match is being played"
+            if target >= len(self.seats) or target != seat or self.seats[target].controller != HUMAN:
+                return f"the author does not control seat {target}"
+            try:
+                action = self.match.parse_action(payload[2])
+            except (ParseError, IllegalAction, ValueError) as err:
+                return str(err) or "not an action"
+            if target not in self.match.actors() or action not in self.match.legal_actions(target):
+                return "not a legal action now"
+            return ""
+        return "not proposable"
+
     # --- applying --------------------------------------------------------------------------------
     def apply(self, entry: Entry) -> Applied:
         """Apply the next committed entry; never raises."""

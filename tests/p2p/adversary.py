@@ -132,7 +132,8 @@ class Adversary:
         seq_key = eve.key if sequencer else r.choice(list(self.genuine))
         prop = wire.Proposal(tid, eve.key, 1, 1, ["join", "eve"]).pack()
         entry = wire.Entry(term, index, prop, eve.sign(wire.proposal_signed(prop)), seq_key,
-                           eve.sign(wire.entry_signed(tid, term, index, prop)), wire.decode_proposal(prop))
+                           eve.sign(wire.entry_signed(tid, term, index, prop, p._hash_at(index - 1))),
+                           wire.decode_proposal(prop))
         claimed = r.choice([eve.key, eve.key, r.choice(list(self.genuine))])
         last_term = p.log[-1].term if p.log else 0
         head = [tid, claimed, term, p.log_length, last_term, r.choice([p.commit_index, index, 10**6])]
@@ -146,10 +147,13 @@ class Adversary:
         eve, r, tid = self._fresh(), self.rng, self.table_id
         key = r.choice([eve.key, eve.key, r.choice(list(self.genuine))])
         term = self._term(p.term)
-        kind = r.choice([wire.VOTE_ASK, wire.VOTE_ASK, wire.APPEND_OK, wire.VOTE, wire.REDIRECT, wire.PROBE])
+        kind = r.choice([wire.VOTE_ASK, wire.VOTE_ASK, wire.APPEND_OK, wire.VOTE, wire.REDIRECT, wire.PROBE,
+                         wire.HEAD])
         fields: list[Any] = {
-            wire.VOTE_ASK: [tid, key, term, r.choice([p.log_length, 10**6, wire.MAX_INT]), term],
-            wire.APPEND_OK: [tid, key, term, True, r.choice([p.log_length, 10**6])],
+            wire.VOTE_ASK: [tid, key, term, r.choice([p.log_length, 10**6, wire.MAX_INT]), term,
+                            r.randbytes(32)],
+            wire.APPEND_OK: [tid, key, term, True, r.choice([p.log_length, 10**6]), r.randbytes(32)],
+            wire.HEAD: [tid, key, term, r.choice([p.log_length, 10**6]), term, r.randbytes(32), []],
             wire.VOTE: [tid, key, term, True, r.choice([True, False])],
             wire.REDIRECT: [tid, key, term, eve.key, EVE_ADDR[0], EVE_ADDR[1]],
             wire.PROBE: [tid, key, r.randbytes(wire.NONCE_BYTES), r.choice([True, False])],

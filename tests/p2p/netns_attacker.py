@@ -112,7 +112,8 @@ class Attacker:
             stamp = int(time.time() * 1_000_000)
             head = [tid, eve.key, term, 0, 0, 1]
             append = wire.encode_append(head, [entry.pack()], [], eve.sign, None, stamp)
-            ask = wire.encode(wire.VOTE_ASK, [tid, eve.key, term, 10**6, term], eve.sign, None, stamp)
+            fields = [tid, eve.key, term, 10**6, term, bytes(32)]
+            ask = wire.encode(wire.VOTE_ASK, fields, eve.sign, None, stamp)
             self.send(append, peer)
             self.send(ask, peer)
             self.counts["term_attack"] += 2

@@ -301,15 +301,20 @@ def test_racing_jump_ins_first_sequenced_wins() -> None:
     boss = leader(net)
     assert boss is not None
     start = boss.commit_index
-    assert net.run(lambda: all(p.commit_index >= start + 2 for p in live(net)), limit=10)
-    acts = [e for e in boss.log[start: start + 2]]
-    assert sorted(e.decoded.kind for e in acts) == ["act", "act"]
+    refusals = lambda: sum(len(n.kinds("refused")) for n in nodes)  # noqa: E731
+    assert net.run(lambda: all(p.commit_index >= start + 1 for p in live(net)) and refusals() == 1, limit=10)
+    net.run_for(0.5)
+    # The loser is refused when applied (appended while the winner was not committed yet) or,
+    # if the winner was committed first, by the sequencer before it is appended, and by its
+    # author's own table: one refusal either way, the winner applied everywhere.
+    acts = [e for e in boss.log[start: start + 2] if e.decoded.kind == "act"]
+    assert len(acts) in (1, 2) and acts[0].index == start + 1
     ref = Match(boss.table.config, boss.table.seed or b"")
     results = [d for n in nodes for d in n.kinds("applied") if d["index"] in (start + 1, start + 2)]
     first = [d for d in results if d["index"] == start + 1]
-    second = [d for d in results if d["index"] == start + 2]
+    second = [d for d in results if d["index"] == start + 2 and d["kind"] == "act"]
     assert all(d["ok"] for d in first) and not any(d["ok"] for d in second)
-    assert len(first) == len(second) == 3  # every peer applied both, alike
+    assert len(first) == 3 and len(second) == 3 * (len(acts) - 1)  # every peer applied them alike
     refused = [d for n in nodes for d in n.kinds("refused")]
     assert len(refused) == 1
     assert ref is not None
@@ -338,7 +343,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
     # an entry claiming another author, signed by the sequencer's own key
     claim = wire.Proposal(tid, other.identity.key, 1, 999, ["act", seat, "draw"]).pack()
     sig = me.sign(wire.proposal_signed(claim))
-    seq_sig = me.sign(wire.entry_signed(tid, boss.term, index, claim))
+    seq_sig = me.sign(wire.entry_signed(tid, boss.term, index, claim, boss.hashes[-1]))
     forged = wire.Entry(boss.term, index, claim, sig, me.key, seq_sig, wire.decode_proposal(claim))
     net.inject(victim.addr, append_with(forged), boss_node.addr)
     # a proper proposal under a sequencer signature by someone else
@@ -353,7 +358,7 @@ def test_forged_entries_and_messages_are_dropped_and_counted() -> None:
     net.inject(boss_node.addr, wire.encode_propose(tid, claim, sig, None), victim.addr)
     # an outsider with a perfectly signed VOTE_ASK and a huge term
     eve = Identity.from_seed(b"e" * 32)
-    ask = wire.encode(wire.VOTE_ASK, [tid, eve.key, 10**6, 10**6, 10**6], eve.sign, None)
+    ask = wire.encode(wire.VOTE_ASK, [tid, eve.key, 10**6, 10**6, 10**6, bytes(32)], eve.sign, None)
     net.inject(victim.addr, ask, ("10.9.9.9", 1))
     net.run_for(0.001)
     assert peer.dropped["forged"] >= 3 and boss.dropped["forged"] >= 1

@@ -145,7 +145,7 @@ def test_a_wrong_passphrase_can_neither_read_nor_inject(sealed_match: SimNet) ->
             wire.decode(data, wrong)
     # A message the table would accept (a member's own signature, a fresh stamp), sealed with the
     # wrong key: dropped before anything looks at it.
-    fields = [host.table_id, member.key, host.term + 5, 10**6, host.term + 5]
+    fields = [host.table_id, member.key, host.term + 5, 10**6, host.term + 5, bytes(32)]
     forged = wire.encode(wire.VOTE_ASK, fields, member.identity.sign, wrong, stamp=2**62)
     right = wire.encode(wire.VOTE_ASK, fields, member.identity.sign, host.pass_key, stamp=2**62)
     assert isinstance(wire.decode(right, host.pass_key).msg, wire.VoteAsk)  # the control

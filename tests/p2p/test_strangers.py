@@ -49,7 +49,8 @@ def stranger_append(peer: Peer, term: int, signer: Identity = EVE) -> bytes:
     index = peer.log_length + 1
     prop = wire.Proposal(peer.table_id, signer.key, 1, 1, ["join", "eve"]).pack()
     entry = wire.Entry(term, index, prop, signer.sign(wire.proposal_signed(prop)), signer.key,
-                       signer.sign(wire.entry_signed(peer.table_id, term, index, prop)),
+                       signer.sign(wire.entry_signed(peer.table_id, term, index, prop,
+                                                     peer._hash_at(index - 1))),
                        wire.decode_proposal(prop))
     head = [peer.table_id, signer.key, term, peer.log_length, peer.log[-1].term, peer.commit_index]
     return wire.encode_append(head, [entry.pack()], [], signer.sign, peer.pass_key)
@@ -85,7 +86,8 @@ def test_a_strangers_vote_requests_move_no_term_even_of_a_peer_that_lost_its_sto
     net.rejoin(follower, seq.table_id, nodes[0].addr, auto="random", bots="random")
     peer = follower.peer
     assert peer is not None
-    ask = wire.encode(wire.VOTE_ASK, [seq.table_id, EVE.key, wire.MAX_INT, 10**6, 10**6], EVE.sign, None)
+    fields = [seq.table_id, EVE.key, wire.MAX_INT, 10**6, 10**6, bytes(32)]
+    ask = wire.encode(wire.VOTE_ASK, fields, EVE.sign, None)
     for n in nodes:
         net.inject(n.addr, ask, EVE_ADDR)
     net.run_for(0.0005)

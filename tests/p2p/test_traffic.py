@@ -4,6 +4,7 @@ loss, deterministic runs, and computer players that leave people time to act."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -188,7 +189,9 @@ def test_an_idle_table_sends_under_a_kilobyte_a_second_per_peer(peers: int, loss
     boss = leader(net)
     assert boss is not None
     boss_addr = next(a for a, n in net.nodes.items() if n.peer is boss)
-    assert rates[boss_addr] == max(rates.values())  # the sequencer sends the most: it heartbeats
+    # the sequencer sends about the most: it heartbeats (each member's signed answer carries the
+    # 32-byte chain hash since wire 4, so an answering member sends nearly as much)
+    assert rates[boss_addr] >= 0.9 * max(rates.values())
     if not loss:  # idle heartbeats at least 0.6 s apart
         assert net.trace is not None
         for addr in net.nodes:
@@ -308,11 +311,16 @@ def test_no_computer_move_while_a_proposal_is_in_flight() -> None:
     net = SimNet(31, timeouts=Timeouts(bot_delay=0.3))
     nodes = build(net, solo.Config.preset("classic", 3), 2, 1, auto=None)
     assert net.run(lambda: all(p.table.phase == "playing" for p in live(net)) and settled(net), limit=30)
-    assert _drive(net, nodes, lambda m: m.to_move() == 2)
+    # seat 1 to play a plain number card (a legal move: one out of turn is refused before it
+    # is appended), after which the computer player's seat 2 is to move
+    def plain(match: Match) -> list[str]:
+        return [str(a) for a in match.legal_actions(1) if re.fullmatch(r"[RGBY][0-9]", str(a))]
+
+    assert _drive(net, nodes, lambda m: m.to_move() == 1 and bool(plain(m)))
     host, other = nodes[0].peer, nodes[1].peer
-    assert host is not None and other is not None and host.is_sequencer
+    assert host is not None and other is not None and host.is_sequencer and host.table.match is not None
     index = host.log_length + 1
-    net.propose(nodes[1], "draw")  # not its turn: refused when applied
+    net.propose(nodes[1], plain(host.table.match)[0])
     assert net.run(lambda: host.log_length == index, limit=1)
     net.partition([nodes[0]], [nodes[1]])  # its answer cannot come back: no commit
     net.run_for(1.0)

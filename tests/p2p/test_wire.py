@@ -30,9 +30,10 @@ def entry(payload: list[object], index: int = 1, term: int = 1) -> wire.Entry:
 
 def test_signed_messages_round_trip_with_and_without_passphrase() -> None:
     cases: list[tuple[int, list[Any], Any]] = [
-        (wire.VOTE_ASK, [TID, ME.key, 3, 10, 2], wire.VoteAsk),
+        (wire.VOTE_ASK, [TID, ME.key, 3, 10, 2, b"h" * 32], wire.VoteAsk),
         (wire.VOTE, [TID, ME.key, 3, True, False], wire.Vote),
-        (wire.APPEND_OK, [TID, ME.key, 3, False, 9], wire.AppendOk),
+        (wire.APPEND_OK, [TID, ME.key, 3, False, 9, b"h" * 32], wire.AppendOk),
+        (wire.HEAD, [TID, ME.key, 3, 9, 2, b"h" * 32, ()], wire.Head),
         (wire.JOIN, [TID, ME.key, 5, "ann", None, None, b"c" * 16], wire.Join),
         (wire.PROBE, [TID, ME.key, b"n" * 16, True], wire.Probe),
         (wire.REDIRECT, [TID, ME.key, 3, ME.key, "10.0.0.1", 7000], wire.Redirect),
@@ -55,7 +56,6 @@ def test_append_carries_entries_exactly() -> None:
     assert isinstance(msg, wire.Append) and packet.authentic()
     assert (msg.term, msg.prev_index, msg.prev_term, msg.commit) == (2, 3, 1, 3)
     assert [e.pack() for e in msg.entries] == [e.pack() for e in entries]
-    assert all(e.authentic(TID) for e in msg.entries)
     assert msg.addrs == ((ME.key, "10.0.0.2", 7001),)
     assert len(data) <= wire.append_overhead(head, [[ME.key, "10.0.0.2", 7001]], None) + sum(
         len(e.pack()) for e in entries)
@@ -65,14 +65,20 @@ def test_a_heartbeat_is_short_and_its_mac_covers_key_table_and_fields() -> None:
     pair = ME.pair_key(Identity.from_seed(b"f" * 32).key, TID)
     assert pair is not None
     for key in (None, seal.for_table("secret", TID)):
-        data = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key)
+        data = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key, prev_hash=b"h" * 32)
         packet = wire.decode(data, key)
         msg = packet.msg
         assert isinstance(msg, wire.Heartbeat) and not packet.authentic()  # no signature: a MAC
         assert (msg.term, msg.prev_index, msg.prev_term, msg.commit) == (3, 120, 2, 118)
+        assert msg.prev_hash == b"h" * 32
         assert msg.authentic(pair, TID)
         assert not msg.authentic(pair, b"x" * 16) and not msg.authentic(bytes(32), TID)
-        assert len(data) <= 30 + (seal.OVERHEAD if key else 0)
+        assert len(data) <= 64 + (seal.OVERHEAD if key else 0)
+        short = wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, key)  # the hash already confirmed
+        assert len(short) <= 31 + (seal.OVERHEAD if key else 0)
+        changed = wire.Heartbeat(msg.term, msg.prev_index, msg.prev_term, b"g" * 32, msg.commit, msg.stamp,
+                                 msg.mac)
+        assert not changed.authentic(pair, TID)  # the chain hash is under the MAC
     data = bytearray(wire.encode_heartbeat(pair, TID, 3, 120, 2, 118, None))
     data[6] ^= 1  # another term (3 -> 2), the MAC unchanged
     msg = wire.decode(bytes(data), None).msg
@@ -98,8 +104,39 @@ def test_entry_signatures_cover_table_term_index_and_proposal() -> None:
         assert not moved.authentic(TID)
 
 
+def test_an_entry_signature_covers_the_chain_before_it_and_two_make_a_proof() -> None:
+    data, sig = proposal(["noop"])
+    prev = wire.chain_hash(TID, 1, 1, b"d" * 32, wire.GENESIS)
+    e = wire.Entry(1, 2, data, sig, ME.key, ME.sign(wire.entry_signed(TID, 1, 2, data, prev)),
+                   wire.decode_proposal(data))
+    assert e.authentic(TID, prev) and not e.authentic(TID, wire.GENESIS) and not e.authentic(TID, b"o" * 32)
+    other = wire.chain_hash(TID, 1, 1, b"e" * 32, wire.GENESIS)
+    forked = wire.Entry(1, 2, data, sig, ME.key, ME.sign(wire.entry_signed(TID, 1, 2, data, other)),
+                        wire.decode_proposal(data))
+    a, b = e.witness(TID, prev), forked.witness(TID, other)
+    assert a.valid(TID) and b.valid(TID) and wire.equivocation(TID, a, b)
+    assert not wire.equivocation(TID, a, a)  # one history twice proves nothing
+    assert wire.witness_from_list(a.to_list()) == a
+    data = wire.encode(wire.HEAD, [TID, ME.key, 1, 2, 1, e.chain(TID, prev), [a.to_list(), b.to_list()]],
+                       ME.sign, None)
+    msg = wire.decode(data, None).msg
+    assert isinstance(msg, wire.Head) and wire.equivocation(TID, *msg.witnesses)
+    bad = wire.Witness(b.term, b.index, b.digest, b.prev, b.sequencer, b"x" * 64)
+    assert not wire.equivocation(TID, a, bad)  # a witness needs the sequencer's signature
+
+
+def test_the_numbers_and_kinds_reserved_for_hidden_hands_are_refused() -> None:
+    with pytest.raises(WireError, match="unknown type"):
+        wire.decode(wire.encode(wire.SECRET, [TID, ME.key, 1], ME.sign, None), None)
+    for kind in wire.RESERVED_KINDS:
+        with pytest.raises(WireError, match="malformed"):
+            wire.check_payload([kind, 1])
+
+
 def test_framing_errors_have_reasons() -> None:
     good = wire.encode(wire.VOTE, [TID, ME.key, 1, True], ME.sign, None)
+    with pytest.raises(WireError, match="version"):  # wire 3, as a release before the hash chain sent it
+        wire.decode(good[:2] + b"\x03" + good[3:], None)
     key = seal.for_table("pw", TID)
     with pytest.raises(WireError, match="oversized"):
         wire.decode(good + b"x" * 1200, None)
