@@ -463,7 +463,7 @@ class NetSession(BaseSession):
         if kind == "refused":
             self._emit(Note("refused", self.seat, str(data.get("reason") or "refused")))
             return
-        text = _table_words(kind, data, Speaker(self.seat, self.names()))
+        text = table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
             self.version += 1
             self._emit(Note("table", None, text))
@@ -475,7 +475,7 @@ def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [] if first is None else [first, *obs.get("solo_also", [])]
 
 
-def _table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
+def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     """Peer events about the table (not the game) in words; None for the ones not worth telling."""
     seat = data.get("seat")
     who = speak.who(seat) if isinstance(seat, int) else "a seat"

@@ -516,6 +516,12 @@ class _EventPrinter:
             return f"resumed at entry {data.get('commit')}"
         if kind == "left":
             return "left the table"
+        if kind in ("equivocation", "rewound", "censored"):  # a member's misdeed: the client's words
+            from cardtable.cli.controller import table_words
+            from cardtable.cli.words import Speaker
+
+            names = [seat.name or f"seat {s}" for s, seat in enumerate(self.peer.table.seats)]
+            return table_words(kind, data, Speaker(self.peer.my_seat, names))
         return f"{kind}: {data}"
 
 
