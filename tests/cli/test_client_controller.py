@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cardtable.cli.controller import Controller, LocalSession, Note, _table_words, words
+from cardtable.cli.controller import Controller, LocalSession, Note, table_words, words
 from cardtable.cli.words import Speaker
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -397,12 +397,12 @@ def test_the_tables_alarms_are_worded() -> None:
     """A sequencer caught showing two histories or leaving a move out, and a history undone,
     are told on every screen in words (p2p/chain.py, p2p/proposals.py)."""
     speak = Speaker(0, ["ann", "bob", "cid"])
-    assert _table_words("equivocation", {"seat": 1, "key": "ab", "term": 3, "index": 9}, speak) \
+    assert table_words("equivocation", {"seat": 1, "key": "ab", "term": 3, "index": 9}, speak) \
         == ("bob (seat 1) sent two different histories as sequencer: every member refuses it as sequencer "
             "from now on, and another one is chosen")
-    assert _table_words("rewound", {"index": 9}, speak) \
+    assert table_words("rewound", {"index": 9}, speak) \
         == "Entries from 9 on were a false history: the table goes back and replays the agreed one"
-    assert _table_words("censored", {"seat": 2, "victim": 0, "key": "cd", "term": 4}, speak) \
+    assert table_words("censored", {"seat": 2, "victim": 0, "key": "cd", "term": 4}, speak) \
         == "cid (seat 2) as sequencer left your move out: it is voted out"
 
 
