@@ -8,4 +8,5 @@ here so that the hot loop inlines across them.
 include "_rng.pxi"
 include "_solo.pxi"
 include "_scout.pxi"
+include "_infer.pxi"
 include "_ismcts.pxi"

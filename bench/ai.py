@@ -13,8 +13,12 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
    against 500, for both searches (how much a bigger tree slows an iteration: one search of
    20,000 alternating with 40 of 500, each seeded anew), with the mean depth of each.
-3. Bytes per tree node and the peak memory of a 1-second search.
-4. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
+3. Inference (SCOUT 4p, the same three phases, each seat reading the others' moves with
+   ``ai/scout_clues.py``): the CPU cost of weighing the particles per decision (a search of
+   one iteration with the clues against one without), and iterations per CPU-second of the
+   bot's 500-iteration search with the clues and without, interleaved.
+4. Bytes per tree node and the peak memory of a 1-second search.
+5. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
 """
@@ -142,6 +146,53 @@ def search_fn(obs: dict[str, Any], seat: int, iterations: int, **options: Any) -
                        **options)
         return float(iterations)
     return one
+
+
+def clue_positions(seed: bytes) -> list[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
+    """round_positions for 4-player SCOUT, each with the clues its seat read (every seat
+    reads the others' moves from its own observations, as the bot does)."""
+    from cardtable.ai.scout_clues import ClueReader
+
+    config = ScoutConfig(players=4)
+    match = Match(config, seed)
+    bots = [make_bot("heuristic", seed, s) for s in range(4)]
+    readers = [ClueReader(s) for s in range(4)]
+    seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
+    while not match.round_scores:
+        waiting = match.to_move()
+        assert waiting is not None
+        for k in range(1, 5):
+            seat = (waiting + k) % 4
+            if seat not in set(match.actors()):
+                continue
+            obs = match.observation(seat)
+            clues = list(readers[seat].see(obs))
+            legal = match.legal_actions(seat)
+            if seat == waiting and len(legal) > 1 and obs["phase"] == "play":
+                seen.append((obs, seat, clues))
+            action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
+            if action is not None:
+                readers[seat].note(str(action))
+                match.apply(seat, action)
+                break
+    return [(phase, *seen[int(f * (len(seen) - 1))]) for phase, f in PHASES]
+
+
+def inference(seconds: float) -> None:
+    print("\ninference, SCOUT 4p: CPU ms per decision to weigh 256 particles (a 1-iteration search with the")
+    print("clues against one without, interleaved), and iterations per CPU-second of 500-iteration searches")
+    print("with the clues and without (interleaved); in brackets the clues read by then")
+    for phase, obs, seat, clues in clue_positions(b"bench/positions"):
+        cost = [Meter(), Meter()]
+        interleave([(cost[0], search_fn(obs, seat, 1, clues=clues)), (cost[1], search_fn(obs, seat, 1))],
+                   seconds / 2)
+        ms = 1000 * (cost[0].cpu / cost[0].count - cost[1].cpu / cost[1].count)
+        rate = [Meter(), Meter()]
+        interleave([(rate[0], search_fn(obs, seat, 500, clues=clues)), (rate[1], search_fn(obs, seat, 500))],
+                   seconds)
+        print(f"{phase:<7} ({len(clues)} clues): weighing {ms:.2f} ms; iterations/CPU-s with inference "
+              f"{rate[0].per_cpu():,.0f}, without {rate[1].per_cpu():,.0f} "
+              f"({rate[0].per_cpu() / rate[1].per_cpu():.2f}x)")
 
 
 def hearts_positions() -> list[tuple[str, Any]] | None:
@@ -296,6 +347,7 @@ def main() -> None:
     playouts(args.seconds)
     iterations(args.seconds)
     growth(args.seconds)
+    inference(args.seconds)
     if not args.skip_strength:
         strength(args.deals, args.workers)
 
