@@ -102,11 +102,12 @@ def report(games: Iterable[str], steps: Iterable[tuple[str, str]], deals: int, w
                  f"{verdict}  ({time.perf_counter() - started:.0f} s)")
 
 
-def _upper_shares(results: list[dict[str, Any]], upper: str) -> dict[int, float]:
-    """Each deal's mean win share of the one ``upper`` seat over its rotations."""
+def _upper_shares(results: list[dict[str, Any]]) -> dict[int, float]:
+    """Each deal's mean win share of the upper seat (the schedule's first entry, which
+    rotation r seats at -r) over its rotations."""
     shares: dict[int, list[float]] = {}
     for g in results:
-        seat = g["bots"].index(upper)
+        seat = -g["rotation"] % len(g["bots"])
         shares.setdefault(g["deal"], []).append(1 / len(g["winners"]) if seat in g["winners"] else 0.0)
     return {deal: sum(s) / len(s) for deal, s in shares.items()}
 
@@ -114,9 +115,10 @@ def _upper_shares(results: list[dict[str, Any]], upper: str) -> dict[int, float]
 def compare(name: str, first: str, second: str, lower: str, deals: int, workers: int, master: int,
             rounds: int | None = None) -> dict[str, Any]:
     """``first`` and then ``second`` in one seat against three ``lower``, on the same deals
-    and rotations (the same cards and the same lower bots' seeds): each one's step
-    (``run_step``) and the paired difference of their win rates, deal by deal, with its 95%
-    t interval over the deals."""
+    and rotations (the same cards and the same lower bots' seeds): each one's win rate (the
+    mean over deals of its share of the deal's wins; parity 1/4) and CPU per move, and the
+    paired difference of the win rates, deal by deal, each with its 95% t interval over the
+    deals."""
     config: Any = GAMES[name]
     unit = ROUNDS[name] if rounds is None else rounds
     out: dict[str, Any] = {"game": name, "lower": lower, "deals": deals, "seed": master}
@@ -126,10 +128,10 @@ def compare(name: str, first: str, second: str, lower: str, deals: int, workers:
         games = schedule(deals, specs, duplicate=True, rotate=True)
         results = list(play_all([Task(config.to_dict(), master, g, rounds=unit) for g in games], workers))
         rows = {row["bot"]: row for row in summarize(results)}
-        out[key] = {"level": upper, "win_rate": rows[specs[0]]["win_rate"],
-                    "ci": tuple(rows[specs[0]]["win_rate_ci"]),
+        shares.append(_upper_shares(results))
+        rate, low, high = mean_interval([(share, 1.0) for share in shares[-1].values()])
+        out[key] = {"level": upper, "win_rate": rate, "ci": (low, high),
                     "cpu_ms_per_move": rows[specs[0]]["cpu_ms_per_move"]}
-        shares.append(_upper_shares(results, specs[0]))
     diff, low, high = mean_interval([(shares[0][d] - shares[1][d], 1.0) for d in sorted(shares[0])])
     out["difference"] = {"win_rate": diff, "ci": (low, high)}
     return out

@@ -18,7 +18,11 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    one iteration with the clues against one without), and iterations per CPU-second of the
    bot's 500-iteration search with the clues and without, interleaved.
 4. Bytes per tree node and the peak memory of a 1-second search.
-5. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
+5. With ``--agreement``: on the committed SCOUT positions (``bench/agreement_positions.json``:
+   100 positions of 4-player rounds played by the heuristic bots, as the moves that led to
+   them), the share of the search's answers (two seeds each) equal to the answer of a search
+   of 2,000 iterations given the true hands, per budget, without inference and with it.
+6. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
 """
@@ -195,6 +199,51 @@ def inference(seconds: float) -> None:
               f"({rate[0].per_cpu() / rate[1].per_cpu():.2f}x)")
 
 
+def agreement_positions() -> list[tuple[dict[str, Any], dict[str, Any], int, list[dict[str, Any]]]]:
+    """The committed positions, replayed: (observation, the same with every hand known, seat,
+    the clues the seat read on the way, fed as the bot is fed)."""
+    import json
+
+    from cardtable.ai.scout_clues import ClueReader
+
+    data = json.loads((Path(__file__).parent / "agreement_positions.json").read_text())
+    out = []
+    for p in data["positions"]:
+        match = Match(ScoutConfig(players=data["players"]), p["seed"].encode())
+        seat = p["seat"]
+        reader = ClueReader(seat)
+        for mover, text in p["moves"]:
+            if mover == seat:
+                reader.see(match.observation(seat))
+                reader.note(text)
+            match.apply(mover, text)
+        obs = match.observation(seat)
+        clues = list(reader.see(obs))
+        truth = {**obs, "known": [[str(c) for c in hand] for hand in match.state.hands]}
+        out.append((obs, truth, seat, clues))
+    return out
+
+
+def agreement(budgets: list[int]) -> None:
+    print("\nagreement with a 2,000-iteration search given the true hands, 100 committed SCOUT positions,")
+    print("two seeds each (share of answers equal to its answer); the true-hands search itself, other seeds")
+    positions = agreement_positions()
+    reference = [_search.search("scout", t, t["config"], seat, iterations=2000, seed=99)[0]
+                 for _, t, seat, _ in positions]
+    print(f"{'iterations':>10} {'uniform':>8} {'inference':>10} {'true hands':>11}")
+    for budget in budgets:
+        shares = [0, 0, 0]
+        for (obs, truth, seat, clues), answer in zip(positions, reference, strict=True):
+            for seed in (1, 2):
+                for k, (o, extra) in enumerate(((obs, {}), (obs, {"clues": clues}), (truth, {}))):
+                    text, _ = _search.search("scout", o, o["config"], seat, iterations=budget, seed=seed,
+                                             **extra)
+                    shares[k] += text == answer
+        total = 2 * len(positions)
+        print(f"{budget:>10,} {100 * shares[0] / total:>7.1f}% {100 * shares[1] / total:>9.1f}% "
+              f"{100 * shares[2] / total:>10.1f}%", flush=True)
+
+
 def hearts_positions() -> list[tuple[str, Any]] | None:
     """4-player hearts states early, in the middle and late in the play (random play), or None
     without open_spiel."""
@@ -342,7 +391,12 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
+    parser.add_argument("--agreement", default="", metavar="BUDGETS",
+                        help="only the agreement with the true-hands search at these budgets (500,2000,8000)")
     args = parser.parse_args()
+    if args.agreement:
+        agreement([int(b) for b in args.agreement.split(",")])
+        return
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
     iterations(args.seconds)
