@@ -23,7 +23,6 @@ cdef enum:
     CLUE_MAX = 256      # clues a belief holds (a 5-player round has fewer than 150 moves)
     CLUE_TURN = 6       # kind of a whole-hand turn clue (flip or keep: ``end`` 1 = flipped)
     CLUE_BREAK = 7      # the seat's earlier moves could not be read: its chain stops here
-    INFER_POSITIONS = 3 # a shown block's positions weighed per particle (more: drawn at random)
 
 cdef double INFER_NOISE = 0.05   # the model's share of moves made uniformly at random (a misread
                                  # move or a player unlike the heuristic costs a sample little)
@@ -48,6 +47,7 @@ ctypedef struct ScoutBelief:
     int nclues
     double temp             # the softmax temperature of the model of the other seats
     int depth               # clues per seat evaluated, newest first (0: all)
+    int positions           # a shown block's positions weighed at most (more: that many drawn at random)
     ScoutClue clues[CLUE_MAX]   # in the order the moves were made
 
 
@@ -154,7 +154,7 @@ cdef double scout_clues_logweight(const ScoutState* det, const ScoutBelief* b, R
             total = 0.0
             mask = c.qmask & ((<uint64_t>2 << h) - 1)
             npos = scout_popcount(mask)
-            while npos > INFER_POSITIONS:   # a few of the positions, drawn uniformly
+            while npos > b.positions:   # a few of the positions, drawn uniformly
                 k = <int>rng_below(rng, <unsigned int>npos)
                 for q in range(h + 1):
                     if (mask >> q) & 1:
@@ -209,7 +209,7 @@ cdef class ScoutClueSet:
     """The clues of a SCOUT observation's history (ai/scout_clues.py makes them) in C."""
     cdef ScoutBelief b
 
-    def __init__(self, list clues, double temp=1.0, int depth=0):
+    def __init__(self, list clues, double temp=1.0, int depth=0, int positions=3):
         cdef ScoutClue* c
         cdef int k
         if temp <= 0:
@@ -217,6 +217,7 @@ cdef class ScoutClueSet:
         memset(&self.b, 0, sizeof(ScoutBelief))
         self.b.temp = temp
         self.b.depth = max(depth, 0)
+        self.b.positions = max(positions, 1)
         for clue in clues[-CLUE_MAX:]:
             c = &self.b.clues[self.b.nclues]
             self.b.nclues += 1

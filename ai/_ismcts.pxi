@@ -816,7 +816,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
-           int infer_depth=0, double infer_ess=0.0):
+           int infer_depth=0, double infer_ess=0.0, int infer_positions=3):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -838,7 +838,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     determinizations are ``particles`` uniform samples weighted by how likely the heuristic,
     playing softmax(value / ``infer_temp``), was to make those moves in each (the newest
     ``infer_depth`` clues of each seat, 0: all; _infer.pxi), drawn in proportion to it
-    (tempered so that the effective sample size is at least ``infer_ess`` of the particles).
+    (tempered so that the effective sample size is at least ``infer_ess`` of the particles);
+    a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -866,7 +867,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     if game == "scout" and clues:
         if particles < 1:
             raise ValueError("particles must be at least 1")
-        belief = ScoutClueSet(clues, infer_temp, infer_depth)
+        belief = ScoutClueSet(clues, infer_temp, infer_depth, infer_positions)
         pool = <ScoutState*>malloc(particles * sizeof(ScoutState))
         cum = <double*>malloc(particles * sizeof(double))
         if pool == NULL or cum == NULL:

@@ -8,7 +8,10 @@ below 500, where in SCOUT each step up wins more; in SOLO the steps are a few po
 and not all clear parity (docs/ai.md, "Does more thinking win more?", has each step's win
 rate, interval and CPU time). The search's other
 settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
-(``1500``, ``3000+cpuct=1``, ``2000+trees=4``) are read by ``parse_level``.
+(``1500``, ``3000+cpuct=1``, ``2000+trees=4``, ``500+infer=1``) and time budgets for play
+(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` (SCOUT)
+the bot reads the other seats' moves from its observations (``ai/scout_clues.py``) and the
+search weighs its samples of the hidden cards by them (docs/ai.md, "Inference").
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
 exactly the missed calls it saw. Everything else it searches, out-of-turn plays included
 (the root then also offers "not now").
@@ -30,11 +33,14 @@ LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong":
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "answer": str, "keys": str,
-            "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float}
+            "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
+            "infer_positions": int}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
-``trees`` (the budget split over that many independent searches whose root visits are summed)
-and ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
-the moves visited at least a tenth as often as the most visited)."""
+``trees`` (the budget split over that many independent searches whose root visits are summed),
+``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
+the moves visited at least a tenth as often as the most visited) and ``infer`` (1: SCOUT
+determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
+settings tune it)."""
 ANSWERS = ("visits", "value")
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards")}
 """The settings that take a word, and their words."""
@@ -120,7 +126,7 @@ class IsmctsBot:
         if options.pop("infer", 0) and obs["game"] == "scout":
             options["clues"] = self.clues.clues
         else:
-            for key in ("particles", "infer_temp", "infer_depth", "infer_ess"):
+            for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)
         tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
         for _ in range(trees):
