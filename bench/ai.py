@@ -17,7 +17,9 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    ``ai/scout_clues.py``): the CPU cost of weighing the particles per decision (a search of
    one iteration with the clues against one without), and iterations per CPU-second of the
    bot's 500-iteration search with the clues and without, interleaved.
-4. Bytes per tree node and the peak memory of a 1-second search.
+4. Time budgets: the wall time of 25 decisions of ``ismcts:0.2s`` (SCOUT without and with
+   inference, SOLO anniversary) against three heuristic bots, mean and largest.
+   Bytes per tree node and the peak memory of a 1-second search.
 5. With ``--agreement``: on the committed SCOUT positions (``bench/agreement_positions.json``:
    100 positions of 4-player rounds played by the heuristic bots, as the moves that led to
    them), the share of the search's answers (two seeds each) equal to the answer of a search
@@ -244,6 +246,35 @@ def agreement(budgets: list[int]) -> None:
               f"{100 * shares[2] / total:>10.1f}%", flush=True)
 
 
+def budgets() -> None:
+    print("\ntime budgets: wall seconds per searched decision of ismcts:0.2s against three heuristic bots")
+    for name, config, spec in [("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s"),
+                               ("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s+infer=1"),
+                               ("SOLO anniversary 4p", SoloConfig.preset("anniversary", 4), "ismcts:0.2s")]:
+        match = Match(config, b"bench/budget")
+        bots = [make_bot(spec if s == 0 else "heuristic", b"bench/budget", s) for s in range(4)]
+        times: list[float] = []
+        while not match.is_over() and len(times) < 25:
+            waiting = match.to_move()
+            assert waiting is not None
+            for k in range(1, 5):
+                seat = (waiting + k) % 4
+                if seat not in set(match.actors()):
+                    continue
+                obs, legal = match.observation(seat), match.legal_actions(seat)
+                bot = bots[seat]
+                searched = getattr(bot, "last_stats", None)
+                started = time.perf_counter()
+                action = bot.choose(obs, legal) if seat == waiting else bot.react(obs, legal)
+                if seat == 0 and getattr(bot, "last_stats", None) is not searched:
+                    times.append(time.perf_counter() - started)
+                if action is not None:
+                    match.apply(seat, action)
+                    break
+        print(f"{name + ', ' + spec:<36} {len(times)} decisions: mean {sum(times) / len(times):.3f} s, "
+              f"largest {max(times):.3f} s")
+
+
 def hearts_positions() -> list[tuple[str, Any]] | None:
     """4-player hearts states early, in the middle and late in the play (random play), or None
     without open_spiel."""
@@ -402,6 +433,7 @@ def main() -> None:
     iterations(args.seconds)
     growth(args.seconds)
     inference(args.seconds)
+    budgets()
     if not args.skip_strength:
         strength(args.deals, args.workers)
 
