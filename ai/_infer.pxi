@@ -151,6 +151,8 @@ cdef double scout_clues_logweight(const ScoutState* det, const ScoutBelief* b, R
                 continue
             # a show (after a scout for a Scout & Show): every position the block may have had
             m = c.show_len
+            if h + m > SCOUT_DECK:   # no hand was ever that long: a clue that cannot be read
+                break
             total = 0.0
             mask = c.qmask & ((<uint64_t>2 << h) - 1)
             npos = scout_popcount(mask)

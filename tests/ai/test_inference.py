@@ -237,3 +237,19 @@ def test_a_bot_with_a_time_budget_keeps_to_it() -> None:
     bot.choose(obs, match.legal_actions(0))
     assert time.perf_counter() - started < 2.0
     assert bot.last_stats["iterations"] > 0
+
+
+def test_a_clue_that_cannot_be_read_is_cut_off_not_overrun() -> None:
+    """A show clue longer than any hand could have been, or a scouted card the hand does not
+    hold, ends its seat's story: the weight is that of the other clues, nothing is overrun."""
+    obs, clues, clue = next(scouted_windows())
+    info = ScoutInfoSet(obs, obs["config"])
+    sample = info.sample(3)
+    cards = [f"{u}/{d}" for u in range(1, 11) for d in range(u + 1, 11)]
+    huge = {"seat": 1, "kind": "show", "show": cards, "q": list(range(48)), "before": [],
+            "sizes": [10, 10, 10, 10]}
+    held = {tuple(sorted(c.split("/"))) for c in sample.snapshot()["hands"][1]}
+    missing = {**clue, "card": next(c for c in info.pool if tuple(sorted(c.split("/"))) not in held)}
+    for bad in (huge, missing):
+        assert ScoutClueSet([bad], 1.0, 0).logweight(sample) == 0.0
+        assert ScoutClueSet([*clues, bad], 1.0, 0).logweight(sample) <= 0.0
