@@ -680,7 +680,7 @@ cdef double ess_at(const double* logw, int n, double top, double beta) noexcept 
 
 
 cdef int weigh_particles(GameState* pool, double* cum, int* particles, void* info,
-                         const ScoutBelief* belief, Rng* rng, void* acts, double* values,
+                         const void* belief, Rng* rng, void* acts, double* values,
                          double deadline, double min_ess) noexcept nogil:
     """Draw ``particles`` determinizations into ``pool`` and weigh each by the clues
     (_infer.pxi); ``cum`` gets the running sums of the weights (each over the largest, so the
@@ -697,9 +697,9 @@ cdef int weigh_particles(GameState* pool, double* cum, int* particles, void* inf
             break
         determinize(&pool[k], info, rng)
         if GameState is ScoutState:
-            cum[k] = scout_clues_logweight(&pool[k], belief, rng, <ScoutAction*>acts, values)
+            cum[k] = scout_clues_logweight(&pool[k], <const ScoutBelief*>belief, rng, <ScoutAction*>acts, values)
         else:
-            cum[k] = 0.0
+            cum[k] = solo_clues_logweight(&pool[k], <const SoloBelief*>belief, <SoloAction*>acts)
         if cum[k] > top:
             top = cum[k]
     n = particles[0]
@@ -734,7 +734,7 @@ cdef inline int pick_particle(const double* cum, int particles, Rng* rng) noexce
 
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
                     unsigned long long seed, void* acts, KeyIdx* ki, int* found,
-                    double* values, const ScoutBelief* belief, GameState* pool, double* cum,
+                    double* values, const void* belief, GameState* pool, double* cum,
                     int particles, double min_ess, int* alive) noexcept nogil:
     """Iterate until the budget is spent; ``det`` is scratch space for the determinizations.
     With a ``belief`` (and a ``pool`` of ``particles`` states, ``cum`` as many doubles), each
@@ -834,10 +834,11 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     iteration may add to (0: no limit; 1: only the root's moves get statistics); ``keys``
     (SCOUT): "positions" names every move below the root by hand positions, "cards" names the
     other seats' moves by the cards they show the table (scout_card_key).
-    ``clues`` (SCOUT): the other seats' moves this round (ai/scout_clues.py); with some, the
+    ``clues``: SCOUT, the other seats' moves this round (ai/scout_clues.py); with some, the
     determinizations are ``particles`` uniform samples weighted by how likely the heuristic,
     playing softmax(value / ``infer_temp``), was to make those moves in each (the newest
-    ``infer_depth`` clues of each seat, 0: all; _infer.pxi), drawn in proportion to it
+    ``infer_depth`` clues of each seat, 0: all; _infer.pxi); SOLO, the draws of seats that
+    had no card to play (ai/solo_clues.py, _infer_solo.pxi); drawn in proportion to it
     (tempered so that the effective sample size is at least ``infer_ess`` of the particles);
     a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     """
@@ -853,7 +854,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef int done = 0, max_actions, child, best = NO_NODE, i
     cdef double started
     cdef ScoutClueSet belief = None
+    cdef SoloClueSet solo_belief = None
     cdef ScoutState* pool = NULL
+    cdef SoloState* solo_pool = NULL
     cdef double* cum = NULL
     cdef int alive = 0
     if iterations <= 0 and seconds <= 0:
@@ -864,14 +867,18 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if keys not in ("positions", "cards"):
         raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
-    if game == "scout" and clues:
+    if clues:
         if particles < 1:
             raise ValueError("particles must be at least 1")
-        belief = ScoutClueSet(clues, infer_temp, infer_depth, infer_positions)
-        pool = <ScoutState*>malloc(particles * sizeof(ScoutState))
+        if game == "scout":
+            belief = ScoutClueSet(clues, infer_temp, infer_depth, infer_positions)
+            pool = <ScoutState*>malloc(particles * sizeof(ScoutState))
+        else:
+            solo_belief = SoloClueSet(clues)
+            solo_pool = <SoloState*>malloc(particles * sizeof(SoloState))
         cum = <double*>malloc(particles * sizeof(double))
-        if pool == NULL or cum == NULL:
-            free(pool); free(cum)
+        if (pool == NULL and solo_pool == NULL) or cum == NULL:
+            free(pool); free(solo_pool); free(cum)
             raise MemoryError("not enough memory for the particles")
     if iterations <= 0:
         iterations = 1 << 30
@@ -921,14 +928,15 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
             or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
         free(acts); free(ki); free(found); free(values); free(t.nodes)
-        free(t.root_acts); free(t.root_ki); free(t.root_child); free(pool); free(cum)
+        free(t.root_acts); free(t.root_ki); free(t.root_child); free(pool); free(solo_pool); free(cum)
         raise MemoryError("not enough memory for the search tree")
     try:
         started = now_seconds()
         if game == "solo":
             with nogil:
                 done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found,
-                                  values, NULL, <SoloState*>NULL, NULL, 0, 0.0, &alive)
+                                  values, NULL if solo_belief is None else &solo_belief.b, solo_pool, cum,
+                                  particles, infer_ess, &alive)
         else:
             with nogil:
                 done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
@@ -951,9 +959,11 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
             raise RuntimeError("the search found no move")
         return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,
                         "mean_depth": <double>t.depth_sum / max(done, 1),
-                        "clues": 0 if belief is None else len(belief), "particles_alive": alive}
+                        "clues": len(belief) if belief is not None else len(solo_belief) if solo_belief is not None
+                        else 0, "particles_alive": alive}
     finally:
         free(pool)
+        free(solo_pool)
         free(cum)
         free(acts)
         free(ki)

@@ -9,9 +9,10 @@ and not all clear parity (docs/ai.md, "Does more thinking win more?", has each s
 rate, interval and CPU time). The search's other
 settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
 (``1500``, ``3000+cpuct=1``, ``2000+trees=4``, ``500+infer=1``) and time budgets for play
-(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` (SCOUT)
-the bot reads the other seats' moves from its observations (``ai/scout_clues.py``) and the
-search weighs its samples of the hidden cards by them (docs/ai.md, "Inference").
+(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` the bot
+reads the other seats' moves from its observations (SCOUT: ``ai/scout_clues.py``; SOLO, who
+drew for want of a card that fits: ``ai/solo_clues.py``) and the search weighs its samples of
+the hidden cards by them (docs/ai.md, "Inference").
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
 exactly the missed calls it saw. Everything else it searches, out-of-turn plays included
 (the root then also offers "not now").
@@ -25,6 +26,7 @@ from typing import Any
 
 from cardtable.ai.catches import genuine_catches
 from cardtable.ai.scout_clues import ClueReader
+from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
@@ -112,19 +114,22 @@ class IsmctsBot:
         self.rng = Stream(seed, f"bot/ismcts/{seat}")
         self.last_stats: dict[str, Any] = {}
         self.clues = ClueReader(seat)
+        self.solo_clues = SoloClueReader(seat)
 
     def _see(self, obs: dict[str, Any]) -> None:
         """Every observation goes to the clue reader, searched or not (it compares them)."""
         if obs["game"] == "scout":
             self.clues.see(obs)
+        else:
+            self.solo_clues.see(obs)
 
     def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
         options = dict(self.settings)
         trees = options.pop("trees", 1)
         answer = options.pop("answer", "visits")
         seconds = options.pop("seconds", 0.0)
-        if options.pop("infer", 0) and obs["game"] == "scout":
-            options["clues"] = self.clues.clues
+        if options.pop("infer", 0):
+            options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
         else:
             for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)

@@ -10,14 +10,25 @@ from typing import Any
 
 import pytest
 
-from cardtable.ai._search import ScoutClueSet, ScoutInfoSet, ScoutMirror, search
+from cardtable.ai._search import (
+    ScoutClueSet,
+    ScoutInfoSet,
+    ScoutMirror,
+    SoloClueSet,
+    SoloInfoSet,
+    SoloMirror,
+    search,
+)
 from cardtable.ai.bots import make_bot
 from cardtable.ai.heuristic import HeuristicBot
 from cardtable.ai.ismcts import IsmctsBot, parse_level
 from cardtable.ai.scout_clues import ClueReader
+from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
+from tests.ai.test_ismcts import _swap_hidden, positions
 
 
 def heuristic_round(players: int, seed: bytes, me: int, until: int = 10_000) -> tuple[
@@ -253,3 +264,92 @@ def test_a_clue_that_cannot_be_read_is_cut_off_not_overrun() -> None:
     for bad in (huge, missing):
         assert ScoutClueSet([bad], 1.0, 0).logweight(sample) == 0.0
         assert ScoutClueSet([*clues, bad], 1.0, 0).logweight(sample) <= 0.0
+
+
+# --- SOLO ----------------------------------------------------------------------------------
+
+def heuristic_solo(edition: str, seed: bytes, steps: int) -> tuple[int, int]:
+    """A SOLO match of heuristic bots for ``steps`` moves, seat 0's clue reader fed every
+    observation seat 0 is given: how many of those observations had clues, and in how many
+    the true hands broke one."""
+    match = Match(SoloConfig.preset(edition, 4), seed)
+    bots = [HeuristicBot(seed, s) for s in range(4)]
+    reader = SoloClueReader(0)
+    with_clues = broken = 0
+    for _ in range(steps):
+        if match.is_over():
+            break
+        waiting = match.to_move()
+        assert waiting is not None
+        for k in range(1, 5):
+            seat = (waiting + k) % 4
+            if seat not in set(match.actors()):
+                continue
+            obs, legal = match.observation(seat), match.legal_actions(seat)
+            if seat == 0 and reader.see(obs):
+                truth = SoloMirror.from_snapshot(match.state.snapshot())
+                with_clues += 1
+                broken += SoloClueSet(reader.clues).logweight(truth) < 0
+            action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
+            if action is not None:
+                match.apply(seat, action)
+                break
+    return with_clues, broken
+
+
+@pytest.mark.parametrize("edition", ["anniversary", "classic"])
+def test_solo_draw_clues_hold_for_the_true_hands(edition: str) -> None:
+    """Heuristic bots draw only when no card fits: the true hands keep to the clues read
+    (nearly always: a heuristic may still draw rather than play a Swap it dislikes)."""
+    with_clues = broken = 0
+    for k in range(4):
+        seen, bad = heuristic_solo(edition, f"solo-clues/{k}".encode(), 500)
+        with_clues += seen
+        broken += bad
+    assert with_clues > (100 if edition == "anniversary" else 10)
+    assert broken <= 0.1 * with_clues
+
+
+def test_a_seat_that_drew_is_believed_not_to_hold_a_card_that_fits() -> None:
+    """Constructed: seat 1 drew on a red 5 and has gained nothing since. Weighted by that
+    clue, its sampled hands hold a red card, a 5 or a wild card far less often."""
+    match = Match(SoloConfig.preset("anniversary", 4), b"solo-belief")
+    obs = match.observation(0)
+    info = SoloInfoSet(obs, obs["config"])
+    belief = SoloClueSet([{"seat": 1, "top": "R5", "colour": "R", "budget": 0}])
+
+    def fitting(hand: list[str]) -> bool:  # a red card, a 5 or a wild card; Swaps and Pass hands aside
+        return any(c in ("wild", "wd4") or (c[0] == "R" and c != "Rswap") or (c[0] in "GBY" and c[1:] == "5")
+                   for c in hand)
+    uniform = weighted = total = 0.0
+    for k in range(200):
+        sample = info.sample(k)
+        w = math.exp(belief.logweight(sample))
+        fit = fitting(sample.snapshot()["hands"][1])
+        uniform += fit / 200
+        weighted += w * fit
+        total += w
+    assert uniform > 0.8 and weighted / total < 0.35
+
+
+@pytest.mark.parametrize("edition", ["anniversary", "classic"])
+def test_solo_inference_repeats_itself_and_does_not_peek(edition: str) -> None:
+    """The same clues and seed, the same answer; two positions that differ only in hidden
+    cards (the observation the same), the same move and root statistics."""
+    checked = 0
+    for m, seat in positions(SoloConfig.preset(edition, 4), 4):
+        twin = _swap_hidden(m, seat)
+        if twin is None:
+            continue
+        other = (seat + 1) % 4
+        clues = [{"seat": other, "top": m.observation(seat)["top"], "colour": "R", "budget": 0}]
+        answers = []
+        for x in (m, m, twin):
+            obs = x.observation(seat)
+            answers.append(search("solo", obs, obs["config"], seat, iterations=300, seed=8, clues=clues,
+                                  particles=64))
+        assert answers[0][1]["clues"] == 1
+        assert (answers[0][0], answers[0][1]["children"]) == (answers[1][0], answers[1][1]["children"])
+        assert (answers[0][0], answers[0][1]["children"]) == (answers[2][0], answers[2][1]["children"])
+        checked += 1
+    assert checked >= 2
