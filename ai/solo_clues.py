@@ -116,28 +116,67 @@ def _one_move(last: dict[str, Any], obs: dict[str, Any], laid: list[str]) -> lis
 
 
 def _round_trip(last: dict[str, Any], obs: dict[str, Any], laid: list[str]) -> list[Move] | None:
-    """Every seat's move from this seat's turn to its next one, when each laid one plain
-    number card or drew one (kept or played), so that the order of play and each seat's top
-    card are known (the classic edition, where nobody is asked out of turn); else None."""
-    n, me, step = obs["players"], last["to_move"], last["direction"]
-    if obs["to_move"] != me or obs["direction"] != step or any(not _rank(c).isdigit() for c in laid):
-        return None
-    changes = _changes(last, obs)
-    top, colour = last["top"], last["colour"]
-    moves: list[Move] = []
-    cards = iter(laid)
-    for k in range(n):
-        seat = (me + k * step) % n
-        delta = changes.get(seat, 0)
-        if delta not in (-1, 0, 1):
+    """Every seat's moves from this seat's turn to its next one (the classic edition, where
+    nobody is asked out of turn): the first order of play that explains the cards laid and
+    every hand's change (each seat lays a card, takes a penalty and plays on, or draws and
+    keeps or plays the card drawn; skips, reverses, Draw 2 and Wild Draw 4 as the rules say);
+    None when none does. A seat that drew faced the top card and colour of that moment
+    (unknown right after a wild card: no clue then)."""
+    n, me = obs["players"], last["to_move"]
+    target = [obs["hand_sizes"][s] - last["hand_sizes"][s] for s in range(n)]
+
+    def lay(i: int, seat: int, step: int, penalty: int) -> tuple[int, int, int] | None:
+        """The next seat, the direction and the penalty after ``seat`` laid laid[i]."""
+        rank = _rank(laid[i])
+        if rank in ("d2", "wd4"):
+            return (seat + step) % n, step, penalty + (2 if rank == "d2" else 4)
+        if penalty:
             return None
-        played = [] if delta == 1 else [next(cards, "")]
-        if played == [""]:
+        if rank == "skip":
+            return (seat + 2 * step) % n, step, 0
+        if rank == "rev":
+            return (seat if n == 2 else (seat - step) % n), -step, 0
+        return (seat + step) % n, step, 0
+
+    def walk(i: int, seat: int, step: int, penalty: int, top: str, colour: str | None,
+             delta: list[int], moves: list[Move], turns: int) -> list[Move] | None:
+        if turns and seat == me:
+            done = i == len(laid) and delta == target and step == obs["direction"]
+            return moves if done and penalty == obs["penalty"] else None
+        if turns > 3 * n:
             return None
-        drew = delta >= 0
-        moves.append((seat, 1 if drew else 0, played, top if drew else None, colour if drew else None))
-        if played:
-            top, colour = played[0], _colour(played[0])
-    if next(cards, None) is not None:
+        if penalty:  # take it and play on, or stack
+            taken = delta.copy()
+            taken[seat] += penalty
+            took: Move = (seat, penalty, [], None, None)
+            found = walk(i, seat, step, 0, top, colour, taken, [*moves, took], turns)
+            if found is not None or i == len(laid):
+                return found
+            after = lay(i, seat, step, penalty)
+            if after is None:
+                return None
+            down = delta.copy()
+            down[seat] -= 1
+            return walk(i + 1, after[0], after[1], after[2], laid[i], _colour(laid[i]) or "?", down,
+                        [*moves, (seat, 0, [laid[i]], None, None)], turns + 1)
+        clue = (top, colour) if colour != "?" else (None, None)
+        for drew in (0, 1):
+            wild = i < len(laid) and _rank(laid[i]) in ("wild", "wd4")
+            if i < len(laid) and (colour == "?" or wild or fits(laid[i], top, colour)):
+                after = lay(i, seat, step, 0)
+                if after is not None:
+                    changed = delta.copy()
+                    changed[seat] += drew - 1
+                    move = (seat, drew, [laid[i]], *(clue if drew else (None, None)))
+                    found = walk(i + 1, after[0], after[1], after[2], laid[i], _colour(laid[i]) or "?",
+                                 changed, [*moves, move], turns + 1)
+                    if found is not None:
+                        return found
+        kept = delta.copy()
+        kept[seat] += 1
+        move = (seat, 1, [], *clue)
+        return walk(i, (seat + step) % n, step, 0, top, colour, kept, [*moves, move], turns + 1)
+
+    if last["react"] is not None or last["drawn"]:
         return None
-    return moves
+    return walk(0, me, last["direction"], last["penalty"], last["top"], last["colour"], [0] * n, [], 0)
