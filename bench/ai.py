@@ -13,10 +13,11 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
    against 500, for both searches (how much a bigger tree slows an iteration: one search of
    20,000 alternating with 40 of 500, each seeded anew), with the mean depth of each.
-3. Inference (SCOUT 4p, the same three phases, each seat reading the others' moves with
-   ``ai/scout_clues.py``): the CPU cost of weighing the particles per decision (a search of
-   one iteration with the clues against one without), and iterations per CPU-second of the
-   bot's 500-iteration search with the clues and without, interleaved.
+3. Inference (4 players, the same three phases, each seat reading the others' moves with
+   ``ai/scout_clues.py`` or ``ai/solo_clues.py``; SOLO: among the decisions with clues): the
+   CPU cost of weighing the particles per decision (a search of one iteration with the clues
+   against one without), and iterations per CPU-second of the bot's 500-iteration search with
+   the clues and without, interleaved.
 4. Time budgets: the wall time of 25 decisions of ``ismcts:0.2s`` (SCOUT without and with
    inference, SOLO anniversary) against three heuristic bots, mean and largest.
    Bytes per tree node and the peak memory of a 1-second search.
@@ -154,15 +155,16 @@ def search_fn(obs: dict[str, Any], seat: int, iterations: int, **options: Any) -
     return one
 
 
-def clue_positions(seed: bytes) -> list[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
-    """round_positions for 4-player SCOUT, each with the clues its seat read (every seat
-    reads the others' moves from its own observations, as the bot does)."""
+def clue_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
+    """round_positions for a 4-player game, each with the clues its seat read (every seat
+    reads the others' moves from its own observations, as the bot does); SOLO: only the
+    decisions with some clue."""
     from cardtable.ai.scout_clues import ClueReader
+    from cardtable.ai.solo_clues import SoloClueReader
 
-    config = ScoutConfig(players=4)
     match = Match(config, seed)
     bots = [make_bot("heuristic", seed, s) for s in range(4)]
-    readers = [ClueReader(s) for s in range(4)]
+    readers: list[Any] = [(ClueReader if config.game == "scout" else SoloClueReader)(s) for s in range(4)]
     seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
     while not match.round_scores:
         waiting = match.to_move()
@@ -172,23 +174,31 @@ def clue_positions(seed: bytes) -> list[tuple[str, dict[str, Any], int, list[dic
             if seat not in set(match.actors()):
                 continue
             obs = match.observation(seat)
-            clues = list(readers[seat].see(obs))
+            clues = [dict(c) for c in readers[seat].see(obs)]
             legal = match.legal_actions(seat)
-            if seat == waiting and len(legal) > 1 and obs["phase"] == "play":
+            if seat == waiting and len(legal) > 1 and obs.get("phase", "play") == "play" and (
+                    clues or config.game == "scout"):
                 seen.append((obs, seat, clues))
             action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
             if action is not None:
-                readers[seat].note(str(action))
+                if config.game == "scout":
+                    readers[seat].note(str(action))
                 match.apply(seat, action)
                 break
     return [(phase, *seen[int(f * (len(seen) - 1))]) for phase, f in PHASES]
 
 
 def inference(seconds: float) -> None:
-    print("\ninference, SCOUT 4p: CPU ms per decision to weigh 256 particles (a 1-iteration search with the")
+    print("\ninference, 4 players: CPU ms per decision to weigh 256 particles (a 1-iteration search with the")
     print("clues against one without, interleaved), and iterations per CPU-second of 500-iteration searches")
     print("with the clues and without (interleaved); in brackets the clues read by then")
-    for phase, obs, seat, clues in clue_positions(b"bench/positions"):
+    for name, _, config, _ in CASES:
+        print(name)
+        inference_rows(config, seconds)
+
+
+def inference_rows(config: Any, seconds: float) -> None:
+    for phase, obs, seat, clues in clue_positions(config, b"bench/positions"):
         cost = [Meter(), Meter()]
         interleave([(cost[0], search_fn(obs, seat, 1, clues=clues)), (cost[1], search_fn(obs, seat, 1))],
                    seconds / 2)
