@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardtable.ai.catches import genuine_catches
-from cardtable.ai.scout_clues import ClueReader
+from cardtable.ai.scout_clues import ScoutClueReader
 from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
@@ -113,11 +113,14 @@ class IsmctsBot:
         self.settings = settings
         self.rng = Stream(seed, f"bot/ismcts/{seat}")
         self.last_stats: dict[str, Any] = {}
-        self.clues = ClueReader(seat)
+        self.clues = ScoutClueReader(seat)
         self.solo_clues = SoloClueReader(seat)
 
     def _see(self, obs: dict[str, Any]) -> None:
-        """Every observation goes to the clue reader, searched or not (it compares them)."""
+        """With inference, every observation goes to the clue reader, searched or not (it
+        compares them)."""
+        if not self.settings.get("infer"):
+            return
         if obs["game"] == "scout":
             self.clues.see(obs)
         else:

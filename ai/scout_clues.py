@@ -49,7 +49,7 @@ def _valid_set(cards: list[str]) -> bool:
     return steps in ({1}, {-1})
 
 
-class ClueReader:
+class ScoutClueReader:
     """Feed it every observation of one seat (``see``) and the seat's own moves (``note``);
     ``clues`` is the round's list so far."""
 

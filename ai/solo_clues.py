@@ -48,6 +48,8 @@ def fits(card: str, top: str, colour: str | None) -> bool:
     return own is None or colour is None or own == colour or _rank(card) == _rank(top)
 
 
+WALK_LIMIT = 2000
+"""Orders of play tried at most for one classic round (else no clue from it)."""
 Move = tuple[int, int, list[str], str | None, str | None]
 """(seat, unseen cards it gained, cards it laid, and when it drew at its turn for want of a
 card that fits: the top card and the colour it faced, else None, None)."""
@@ -138,8 +140,13 @@ def _round_trip(last: dict[str, Any], obs: dict[str, Any], laid: list[str]) -> l
             return (seat if n == 2 else (seat - step) % n), -step, 0
         return (seat + step) % n, step, 0
 
+    budget = [WALK_LIMIT]
+
     def walk(i: int, seat: int, step: int, penalty: int, top: str, colour: str | None,
              delta: list[int], moves: list[Move], turns: int) -> list[Move] | None:
+        budget[0] -= 1
+        if budget[0] < 0 or any(d > t + len(laid) - i for d, t in zip(delta, target, strict=True)):
+            return None  # too long a search, or hands grown past what is left to lay could undo
         if turns and seat == me:
             done = i == len(laid) and delta == target and step == obs["direction"]
             return moves if done and penalty == obs["penalty"] else None

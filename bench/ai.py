@@ -159,12 +159,13 @@ def clue_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], 
     """round_positions for a 4-player game, each with the clues its seat read (every seat
     reads the others' moves from its own observations, as the bot does); SOLO: only the
     decisions with some clue."""
-    from cardtable.ai.scout_clues import ClueReader
+    from cardtable.ai.scout_clues import ScoutClueReader
     from cardtable.ai.solo_clues import SoloClueReader
 
     match = Match(config, seed)
     bots = [make_bot("heuristic", seed, s) for s in range(4)]
-    readers: list[Any] = [(ClueReader if config.game == "scout" else SoloClueReader)(s) for s in range(4)]
+    reader = ScoutClueReader if config.game == "scout" else SoloClueReader
+    readers: list[Any] = [reader(s) for s in range(4)]
     seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
     while not match.round_scores:
         waiting = match.to_move()
@@ -216,14 +217,14 @@ def agreement_positions() -> list[tuple[dict[str, Any], dict[str, Any], int, lis
     the clues the seat read on the way, fed as the bot is fed)."""
     import json
 
-    from cardtable.ai.scout_clues import ClueReader
+    from cardtable.ai.scout_clues import ScoutClueReader
 
     data = json.loads((Path(__file__).parent / "agreement_positions.json").read_text())
     out = []
     for p in data["positions"]:
         match = Match(ScoutConfig(players=data["players"]), p["seed"].encode())
         seat = p["seat"]
-        reader = ClueReader(seat)
+        reader = ScoutClueReader(seat)
         for mover, text in p["moves"]:
             if mover == seat:
                 reader.see(match.observation(seat))

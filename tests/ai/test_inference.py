@@ -22,7 +22,7 @@ from cardtable.ai._search import (
 from cardtable.ai.bots import make_bot
 from cardtable.ai.heuristic import HeuristicBot
 from cardtable.ai.ismcts import IsmctsBot, parse_level
-from cardtable.ai.scout_clues import ClueReader
+from cardtable.ai.scout_clues import ScoutClueReader
 from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import Match
@@ -32,14 +32,14 @@ from tests.ai.test_ismcts import _swap_hidden, positions
 
 
 def heuristic_round(players: int, seed: bytes, me: int, until: int = 10_000) -> tuple[
-        Match, ClueReader, list[tuple[int, str, list[str]]], list[dict[str, Any]]]:
+        Match, ScoutClueReader, list[tuple[int, str, list[str]]], list[dict[str, Any]]]:
     """The first round of a match of heuristic bots, to its end or to ``me``'s first turn
     after ``until`` moves, ``me``'s clue reader fed every observation it is given and every
     move it made; the moves made (seat, text, the active set it faced) and ``me``'s
     observations when it was asked to play."""
     match = Match(ScoutConfig(players=players), seed)
     bots = [HeuristicBot(seed, s) for s in range(players)]
-    reader = ClueReader(me)
+    reader = ScoutClueReader(me)
     moves: list[tuple[int, str, list[str]]] = []
     mine: list[dict[str, Any]] = []
     while match.state.round_no == 0:
