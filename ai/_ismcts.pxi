@@ -660,20 +660,102 @@ cdef void tree_reset(Tree* t) noexcept nogil:
     node_init(t, 0, 0, -1)
 
 
+cdef inline void determinize(GameState* det, void* info, Rng* rng) noexcept nogil:
+    if GameState is SoloState:
+        solo_determinize(det, <SoloInfo*>info, rng)
+    else:
+        scout_determinize(det, <ScoutInfo*>info, rng)
+
+
+cdef double ess_at(const double* logw, int n, double top, double beta) noexcept nogil:
+    """The effective sample size of the weights exp(beta * (logw - top))."""
+    cdef double s1 = 0.0, s2 = 0.0, w
+    cdef int k
+    for k in range(n):
+        if logw[k] > -1e299:
+            w = exp(beta * (logw[k] - top))
+            s1 += w
+            s2 += w * w
+    return s1 * s1 / s2 if s2 > 0 else 0.0
+
+
+cdef int weigh_particles(GameState* pool, double* cum, int* particles, void* info,
+                         const void* belief, Rng* rng, void* acts, double* values,
+                         double deadline, double min_ess) noexcept nogil:
+    """Draw ``particles`` determinizations into ``pool`` and weigh each by the clues
+    (_infer.pxi); ``cum`` gets the running sums of the weights (each over the largest, so the
+    largest is 1). Past the ``deadline`` (0: none) no more are drawn once there are 8
+    (``particles`` then says how many). With ``min_ess`` > 0 the weights are tempered,
+    w ** beta with the largest beta <= 1 that keeps the effective sample size at least that
+    share of the particles (so that the search never sees only a handful of worlds).
+    Returns how many particles carry weight (0: the clues fit no sample)."""
+    cdef int k, alive = 0, n = particles[0], step
+    cdef double top = -1e300, total = 0.0, beta = 1.0, lo = 0.0, hi = 1.0
+    for k in range(n):
+        if deadline > 0 and k >= 8 and (k & 7) == 0 and now_seconds() > deadline:
+            particles[0] = k
+            break
+        determinize(&pool[k], info, rng)
+        if GameState is ScoutState:
+            cum[k] = scout_clues_logweight(&pool[k], <const ScoutBelief*>belief, rng, <ScoutAction*>acts, values)
+        else:
+            cum[k] = solo_clues_logweight(&pool[k], <const SoloBelief*>belief, <SoloAction*>acts)
+        if cum[k] > top:
+            top = cum[k]
+    n = particles[0]
+    if min_ess > 0 and ess_at(cum, n, top, 1.0) < min_ess * n:
+        for step in range(30):
+            beta = 0.5 * (lo + hi)
+            if ess_at(cum, n, top, beta) < min_ess * n:
+                hi = beta
+            else:
+                lo = beta
+        beta = lo
+    for k in range(n):
+        if cum[k] > -1e299 and beta * (cum[k] - top) > -700.0:
+            total += exp(beta * (cum[k] - top))
+            alive += 1
+        cum[k] = total
+    return alive
+
+
+cdef inline int pick_particle(const double* cum, int particles, Rng* rng) noexcept nogil:
+    """A particle drawn in proportion to its weight (binary search of the running sums)."""
+    cdef double u = rng_unit(rng) * cum[particles - 1]
+    cdef int lo = 0, hi = particles - 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
                     unsigned long long seed, void* acts, KeyIdx* ki, int* found,
-                    double* values) noexcept nogil:
-    """Iterate until the budget is spent; ``det`` is scratch space for the determinizations."""
+                    double* values, const void* belief, GameState* pool, double* cum,
+                    int particles, double min_ess, int* alive) noexcept nogil:
+    """Iterate until the budget is spent; ``det`` is scratch space for the determinizations.
+    With a ``belief`` (and a ``pool`` of ``particles`` states, ``cum`` as many doubles), each
+    iteration's determinization is drawn from weighted particles, else afresh and uniformly;
+    ``alive`` gets the particles that carry weight."""
     cdef Rng rng
     cdef int done = 0
     cdef double deadline = now_seconds() + seconds
     rng_seed(&rng, seed)
     tree_reset(t)
+    alive[0] = 0
+    if belief != NULL and pool != NULL:
+        alive[0] = weigh_particles(pool, cum, &particles, info, belief, &rng, acts, values,
+                                   deadline if seconds > 0 else 0.0, min_ess)
+        if alive[0] == 0:   # no sample fits the clues (a model too sure of itself): uniform
+            pool = NULL
     while done < max_iterations:
-        if GameState is SoloState:
-            solo_determinize(det, <SoloInfo*>info, &rng)
+        if belief != NULL and pool != NULL:
+            det[0] = pool[pick_particle(cum, particles, &rng)]
         else:
-            scout_determinize(det, <ScoutInfo*>info, &rng)
+            determinize(det, info, &rng)
         if done == 0:
             root_setup(t, det, values)
         iterate(t, det, acts, ki, found, values, &rng)
@@ -733,7 +815,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            unsigned long long seed=0, bint wait=False, double scale=0.0, double cpuct=-1.0,
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
-           str keys="positions"):
+           str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
+           int infer_depth=0, double infer_ess=0.0, int infer_positions=3):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -751,6 +834,13 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     iteration may add to (0: no limit; 1: only the root's moves get statistics); ``keys``
     (SCOUT): "positions" names every move below the root by hand positions, "cards" names the
     other seats' moves by the cards they show the table (scout_card_key).
+    ``clues``: SCOUT, the other seats' moves this round (ai/scout_clues.py); with some, the
+    determinizations are ``particles`` uniform samples weighted by how likely the heuristic,
+    playing softmax(value / ``infer_temp``), was to make those moves in each (the newest
+    ``infer_depth`` clues of each seat, 0: all; _infer.pxi); SOLO, the draws of seats that
+    had no card to play (ai/solo_clues.py, _infer_solo.pxi); drawn in proportion to it
+    (tempered so that the effective sample size is at least ``infer_ess`` of the particles);
+    a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -763,6 +853,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef double* values = NULL
     cdef int done = 0, max_actions, child, best = NO_NODE, i
     cdef double started
+    cdef ScoutClueSet belief = None
+    cdef SoloClueSet solo_belief = None
+    cdef ScoutState* pool = NULL
+    cdef SoloState* solo_pool = NULL
+    cdef double* cum = NULL
+    cdef int alive = 0
     if iterations <= 0 and seconds <= 0:
         raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
     if game not in ("solo", "scout"):
@@ -771,6 +867,19 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if keys not in ("positions", "cards"):
         raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
+    if clues:
+        if particles < 1:
+            raise ValueError("particles must be at least 1")
+        if game == "scout":
+            belief = ScoutClueSet(clues, infer_temp, infer_depth, infer_positions)
+            pool = <ScoutState*>malloc(particles * sizeof(ScoutState))
+        else:
+            solo_belief = SoloClueSet(clues)
+            solo_pool = <SoloState*>malloc(particles * sizeof(SoloState))
+        cum = <double*>malloc(particles * sizeof(double))
+        if (pool == NULL and solo_pool == NULL) or cum == NULL:
+            free(pool); free(solo_pool); free(cum)
+            raise MemoryError("not enough memory for the particles")
     if iterations <= 0:
         iterations = 1 << 30
     # Nodes the search may create (one an iteration at most); the pool holds three times as
@@ -819,18 +928,20 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
             or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
         free(acts); free(ki); free(found); free(values); free(t.nodes)
-        free(t.root_acts); free(t.root_ki); free(t.root_child)
+        free(t.root_acts); free(t.root_ki); free(t.root_child); free(pool); free(solo_pool); free(cum)
         raise MemoryError("not enough memory for the search tree")
     try:
         started = now_seconds()
         if game == "solo":
             with nogil:
                 done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found,
-                                  values)
+                                  values, NULL if solo_belief is None else &solo_belief.b, solo_pool, cum,
+                                  particles, infer_ess, &alive)
         else:
             with nogil:
                 done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
-                                  found, values)
+                                  found, values, NULL if belief is None else &belief.b, pool, cum,
+                                  particles, infer_ess, &alive)
         elapsed = now_seconds() - started
         # the root's children newest first (the order ties are broken in), then the most visited
         made = sorted((t.nodes[t.root_child[i]].born, t.root_child[i]) for i in range(t.root_n)
@@ -847,8 +958,13 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
         return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,
-                        "mean_depth": <double>t.depth_sum / max(done, 1)}
+                        "mean_depth": <double>t.depth_sum / max(done, 1),
+                        "clues": len(belief) if belief is not None else len(solo_belief) if solo_belief is not None
+                        else 0, "particles_alive": alive}
     finally:
+        free(pool)
+        free(solo_pool)
+        free(cum)
         free(acts)
         free(ki)
         free(found)

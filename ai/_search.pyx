@@ -8,5 +8,7 @@ here so that the hot loop inlines across them.
 include "_rng.pxi"
 include "_solo.pxi"
 include "_scout.pxi"
+include "_infer.pxi"
+include "_infer_solo.pxi"
 include "_ismcts.pxi"
 include "_vector.pxi"

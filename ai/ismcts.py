@@ -8,7 +8,11 @@ below 500, where in SCOUT each step up wins more; in SOLO the steps are a few po
 and not all clear parity (docs/ai.md, "Does more thinking win more?", has each step's win
 rate, interval and CPU time). The search's other
 settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
-(``1500``, ``3000+cpuct=1``, ``2000+trees=4``) are read by ``parse_level``.
+(``1500``, ``3000+cpuct=1``, ``2000+trees=4``, ``500+infer=1``) and time budgets for play
+(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` the bot
+reads the other seats' moves from its observations (SCOUT: ``ai/scout_clues.py``; SOLO, who
+drew for want of a card that fits: ``ai/solo_clues.py``) and the search weighs its samples of
+the hidden cards by them (docs/ai.md, "Inference").
 SOLO calls and catches need no search: the bot calls whenever a call is due and catches
 exactly the missed calls it saw. Everything else it searches, out-of-turn plays included
 (the root then also offers "not now").
@@ -16,10 +20,13 @@ exactly the missed calls it saw. Everything else it searches, out-of-turn plays 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from cardtable.ai.catches import genuine_catches
+from cardtable.ai.scout_clues import ScoutClueReader
+from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
@@ -27,26 +34,45 @@ LEVELS = {"fast": 25, "normal": 100, "strong": 500}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
-            "reward_mode": int, "rollout": str, "trees": int, "answer": str, "keys": str}
+            "reward_mode": int, "rollout": str, "trees": int, "answer": str, "keys": str,
+            "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
+            "infer_positions": int}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
-``trees`` (the budget split over that many independent searches whose root visits are summed)
-and ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
-the moves visited at least a tenth as often as the most visited)."""
+``trees`` (the budget split over that many independent searches whose root visits are summed),
+``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
+the moves visited at least a tenth as often as the most visited) and ``infer`` (1: SCOUT
+determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
+settings tune it)."""
 ANSWERS = ("visits", "value")
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards")}
 """The settings that take a word, and their words."""
 
 
+SECONDS = re.compile(r"(?:0|[1-9][0-9]{0,3})(?:\.[0-9]{1,3})?s")
+"""A time budget: seconds a decision, at most three decimals (``1s``, ``0.5s``)."""
+
+
+def parse_budget(budget: str) -> tuple[int, float]:
+    """``500`` → (500, 0.0) iterations; ``0.5s`` → (0, 0.5) seconds; ParseError otherwise."""
+    if budget.isdigit() and int(budget) > 0:
+        return int(budget), 0.0
+    if SECONDS.fullmatch(budget) and float(budget[:-1]) > 0:
+        return 0, float(budget[:-1])
+    raise ParseError(f"unknown ismcts level {budget!r}: choose {', '.join(LEVELS)}, an iteration budget "
+                     "(e.g. 1500 or 3000+cpuct=1) or a time budget (e.g. 1s or 0.5s)")
+
+
 def parse_level(level: str) -> tuple[int, dict[str, Any]]:
     """A level name (``fast``) or an experimental budget with settings (``1500``,
-    ``3000+cpuct=1+prior_temp=2``) → (iterations, search settings); ParseError if neither."""
+    ``3000+cpuct=1+prior_temp=2``) → (iterations, search settings); ParseError if neither.
+    A time budget (``1s``, ``0.5s+infer=0``) gives 0 iterations and the setting ``seconds``."""
     if level in LEVELS:
         return LEVELS[level], dict(LEVEL_SETTINGS[level])
     budget, *pairs = level.split("+")
-    if not budget.isdigit() or int(budget) <= 0:
-        raise ParseError(f"unknown ismcts level {level!r}: choose {', '.join(LEVELS)} or an iteration budget "
-                         "(e.g. 1500 or 3000+cpuct=1)")
-    settings: dict[str, Any] = {}
+    iterations, seconds = parse_budget(budget)
+    settings: dict[str, Any] = dict(LEVEL_SETTINGS["strong"])
+    if seconds:
+        settings["seconds"] = seconds
     for pair in pairs:
         key, _, text = pair.partition("=")
         if key not in SETTINGS:
@@ -60,7 +86,9 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
             raise ParseError(f"the search setting {key} in {level!r} is {' or '.join(words)}")
     if settings.get("trees", 1) < 1:
         raise ParseError(f"trees in {level!r} must be at least 1")
-    return int(budget), settings
+    if settings.get("particles", 1) < 1 or settings.get("infer_temp", 1.0) <= 0:
+        raise ParseError(f"particles and infer_temp in {level!r} must be positive")
+    return iterations, settings
 
 
 class IsmctsBot:
@@ -85,17 +113,35 @@ class IsmctsBot:
         self.settings = settings
         self.rng = Stream(seed, f"bot/ismcts/{seat}")
         self.last_stats: dict[str, Any] = {}
+        self.clues = ScoutClueReader(seat)
+        self.solo_clues = SoloClueReader(seat)
+
+    def _see(self, obs: dict[str, Any]) -> None:
+        """With inference, every observation goes to the clue reader, searched or not (it
+        compares them)."""
+        if not self.settings.get("infer"):
+            return
+        if obs["game"] == "scout":
+            self.clues.see(obs)
+        else:
+            self.solo_clues.see(obs)
 
     def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
         options = dict(self.settings)
         trees = options.pop("trees", 1)
         answer = options.pop("answer", "visits")
+        seconds = options.pop("seconds", 0.0)
+        if options.pop("infer", 0):
+            options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
+        else:
+            for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
+                options.pop(key, None)
         tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
         for _ in range(trees):
             seed = self.rng.below(2**63)
             text, stats = self._search(obs["game"], obs, obs["config"], self.seat,
-                                       iterations=max(1, self.iterations // trees), seed=seed, wait=wait,
-                                       **options)
+                                       iterations=max(1, self.iterations // trees) if self.iterations else 0,
+                                       seconds=seconds / trees, seed=seed, wait=wait, **options)
             self.last_stats = stats
             for move, visits, mean in stats["children"]:
                 cell = tally.setdefault(move, [0.0, 0.0])
@@ -110,15 +156,19 @@ class IsmctsBot:
         return next(m for m, (v, _) in tally.items() if v == most)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
+        self._see(obs)
         if len(legal) == 1:
+            self.clues.note(str(legal[0]))
             return legal[0]
         moves = {str(a): a for a in legal}
         text = self._run(obs, wait=False)
         if text not in moves:
             raise RuntimeError(f"the search proposed {text!r}, which is not legal here")
+        self.clues.note(text)
         return moves[text]
 
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
+        self._see(obs)
         moves = {str(a): a for a in legal}
         if "solo" in moves:
             return moves["solo"]

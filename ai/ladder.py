@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cardtable.ai.bots import parse_bot_spec
-from cardtable.ai.stats import summarize
+from cardtable.ai.stats import mean_interval, summarize
 from cardtable.ai.tournament import Task, play_all, schedule
 from cardtable.engine.errors import ParseError
 from cardtable.engine.scout import Config as ScoutConfig
@@ -100,3 +100,71 @@ def report(games: Iterable[str], steps: Iterable[tuple[str, str]], deals: int, w
             echo(f"{name:<18} {upper + ' vs ' + lower:<18} {games_text:>14} {100 * r['win_rate']:>5.1f}% "
                  f"{interval:>13} {r['ms_upper']:>11.2f} / {r['ms_lower']:<12.2f}"
                  f"{verdict}  ({time.perf_counter() - started:.0f} s)")
+
+
+def _upper_shares(results: list[dict[str, Any]]) -> dict[int, float]:
+    """Each deal's mean win share of the upper seat (the schedule's first entry, which
+    rotation r seats at -r) over its rotations."""
+    shares: dict[int, list[float]] = {}
+    for g in results:
+        seat = -g["rotation"] % len(g["bots"])
+        shares.setdefault(g["deal"], []).append(1 / len(g["winners"]) if seat in g["winners"] else 0.0)
+    return {deal: sum(s) / len(s) for deal, s in shares.items()}
+
+
+def compare(name: str, first: str, second: str, lower: str, deals: int, workers: int, master: int,
+            rounds: int | None = None) -> dict[str, Any]:
+    """``first`` and then ``second`` in one seat against three ``lower``, on the same deals
+    and rotations (the same cards and the same lower bots' seeds): each one's win rate (the
+    mean over deals of its share of the deal's wins; parity 1/4) and CPU per move, and the
+    paired difference of the win rates, deal by deal, each with its 95% t interval over the
+    deals."""
+    config: Any = GAMES[name]
+    unit = ROUNDS[name] if rounds is None else rounds
+    out: dict[str, Any] = {"game": name, "lower": lower, "deals": deals, "seed": master}
+    shares = []
+    for key, upper in (("first", first), ("second", second)):
+        specs = [spec(upper)] + [spec(lower)] * (config.players - 1)
+        games = schedule(deals, specs, duplicate=True, rotate=True)
+        results = list(play_all([Task(config.to_dict(), master, g, rounds=unit) for g in games], workers))
+        rows = {row["bot"]: row for row in summarize(results)}
+        shares.append(_upper_shares(results))
+        rate, low, high = mean_interval([(share, 1.0) for share in shares[-1].values()])
+        out[key] = {"level": upper, "win_rate": rate, "ci": (low, high),
+                    "cpu_ms_per_move": rows[specs[0]]["cpu_ms_per_move"]}
+    diff, low, high = mean_interval([(shares[0][d] - shares[1][d], 1.0) for d in sorted(shares[0])])
+    out["difference"] = {"win_rate": diff, "ci": (low, high)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m cardtable.ai.ladder --game scout --first 500 --second 500+infer=0
+    --lower heuristic --deals 100 --seed 2050``: ``compare``, printed as one line."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=compare.__doc__)
+    parser.add_argument("--game", choices=list(GAMES), required=True)
+    parser.add_argument("--first", required=True)
+    parser.add_argument("--second", required=True)
+    parser.add_argument("--lower", default="heuristic")
+    parser.add_argument("--deals", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rounds", type=int, default=None)
+    args = parser.parse_args(argv)
+    try:
+        parse_steps(args.game, f"{args.first}/{args.lower},{args.second}/{args.lower}")
+    except ParseError as err:
+        parser.error(str(err))
+    r = compare(args.game, args.first, args.second, args.lower, args.deals, args.workers, args.seed,
+                args.rounds)
+    a, b, d = r["first"], r["second"], r["difference"]
+    print(f"{args.game} vs 3 x {args.lower}, {args.deals} deals x 4 rotations, seed {args.seed}: "
+          f"{a['level']} {100 * a['win_rate']:.1f}% [{100 * a['ci'][0]:.1f}, {100 * a['ci'][1]:.1f}] "
+          f"({a['cpu_ms_per_move']:.1f} CPU ms/move); {b['level']} {100 * b['win_rate']:.1f}% "
+          f"[{100 * b['ci'][0]:.1f}, {100 * b['ci'][1]:.1f}] ({b['cpu_ms_per_move']:.1f}); paired difference "
+          f"{100 * d['win_rate']:+.1f} points [{100 * d['ci'][0]:+.1f}, {100 * d['ci'][1]:+.1f}]", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -13,8 +13,19 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    interleaved; and each game's iterations per CPU-second at 20,000 iterations
    against 500, for both searches (how much a bigger tree slows an iteration: one search of
    20,000 alternating with 40 of 500, each seeded anew), with the mean depth of each.
-3. Bytes per tree node and the peak memory of a 1-second search.
-4. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
+3. Inference (4 players, the same three phases, each seat reading the others' moves with
+   ``ai/scout_clues.py`` or ``ai/solo_clues.py``; SOLO: among the decisions with clues): the
+   CPU cost of weighing the particles per decision (a search of one iteration with the clues
+   against one without), and iterations per CPU-second of the bot's 500-iteration search with
+   the clues and without, interleaved.
+4. Time budgets: the wall time of 25 decisions of ``ismcts:0.2s`` (SCOUT without and with
+   inference, SOLO anniversary) against three heuristic bots, mean and largest.
+   Bytes per tree node and the peak memory of a 1-second search.
+5. With ``--agreement``: on the committed SCOUT positions (``bench/agreement_positions.json``:
+   100 positions of 4-player rounds played by the heuristic bots, as the moves that led to
+   them), the share of the search's answers (two seeds each) equal to the answer of a search
+   of 2,000 iterations given the true hands, per budget, without inference and with it.
+6. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
 """
@@ -142,6 +153,137 @@ def search_fn(obs: dict[str, Any], seat: int, iterations: int, **options: Any) -
                        **options)
         return float(iterations)
     return one
+
+
+def clue_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], int, list[dict[str, Any]]]]:
+    """round_positions for a 4-player game, each with the clues its seat read (every seat
+    reads the others' moves from its own observations, as the bot does); SOLO: only the
+    decisions with some clue."""
+    from cardtable.ai.scout_clues import ScoutClueReader
+    from cardtable.ai.solo_clues import SoloClueReader
+
+    match = Match(config, seed)
+    bots = [make_bot("heuristic", seed, s) for s in range(4)]
+    reader = ScoutClueReader if config.game == "scout" else SoloClueReader
+    readers: list[Any] = [reader(s) for s in range(4)]
+    seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
+    while not match.round_scores:
+        waiting = match.to_move()
+        assert waiting is not None
+        for k in range(1, 5):
+            seat = (waiting + k) % 4
+            if seat not in set(match.actors()):
+                continue
+            obs = match.observation(seat)
+            clues = [dict(c) for c in readers[seat].see(obs)]
+            legal = match.legal_actions(seat)
+            if seat == waiting and len(legal) > 1 and obs.get("phase", "play") == "play" and (
+                    clues or config.game == "scout"):
+                seen.append((obs, seat, clues))
+            action = bots[seat].choose(obs, legal) if seat == waiting else bots[seat].react(obs, legal)
+            if action is not None:
+                if config.game == "scout":
+                    readers[seat].note(str(action))
+                match.apply(seat, action)
+                break
+    return [(phase, *seen[int(f * (len(seen) - 1))]) for phase, f in PHASES]
+
+
+def inference(seconds: float) -> None:
+    print("\ninference, 4 players: CPU ms per decision to weigh 256 particles (a 1-iteration search with the")
+    print("clues against one without, interleaved), and iterations per CPU-second of 500-iteration searches")
+    print("with the clues and without (interleaved); in brackets the clues read by then")
+    for name, _, config, _ in CASES:
+        print(name)
+        inference_rows(config, seconds)
+
+
+def inference_rows(config: Any, seconds: float) -> None:
+    for phase, obs, seat, clues in clue_positions(config, b"bench/positions"):
+        cost = [Meter(), Meter()]
+        interleave([(cost[0], search_fn(obs, seat, 1, clues=clues)), (cost[1], search_fn(obs, seat, 1))],
+                   seconds / 2)
+        ms = 1000 * (cost[0].cpu / cost[0].count - cost[1].cpu / cost[1].count)
+        rate = [Meter(), Meter()]
+        interleave([(rate[0], search_fn(obs, seat, 500, clues=clues)), (rate[1], search_fn(obs, seat, 500))],
+                   seconds)
+        print(f"{phase:<7} ({len(clues)} clues): weighing {ms:.2f} ms; iterations/CPU-s with inference "
+              f"{rate[0].per_cpu():,.0f}, without {rate[1].per_cpu():,.0f} "
+              f"({rate[0].per_cpu() / rate[1].per_cpu():.2f}x)")
+
+
+def agreement_positions() -> list[tuple[dict[str, Any], dict[str, Any], int, list[dict[str, Any]]]]:
+    """The committed positions, replayed: (observation, the same with every hand known, seat,
+    the clues the seat read on the way, fed as the bot is fed)."""
+    import json
+
+    from cardtable.ai.scout_clues import ScoutClueReader
+
+    data = json.loads((Path(__file__).parent / "agreement_positions.json").read_text())
+    out = []
+    for p in data["positions"]:
+        match = Match(ScoutConfig(players=data["players"]), p["seed"].encode())
+        seat = p["seat"]
+        reader = ScoutClueReader(seat)
+        for mover, text in p["moves"]:
+            if mover == seat:
+                reader.see(match.observation(seat))
+                reader.note(text)
+            match.apply(mover, text)
+        obs = match.observation(seat)
+        clues = list(reader.see(obs))
+        truth = {**obs, "known": [[str(c) for c in hand] for hand in match.state.hands]}
+        out.append((obs, truth, seat, clues))
+    return out
+
+
+def agreement(budgets: list[int]) -> None:
+    print("\nagreement with a 2,000-iteration search given the true hands, 100 committed SCOUT positions,")
+    print("two seeds each (share of answers equal to its answer); the true-hands search itself, other seeds")
+    positions = agreement_positions()
+    reference = [_search.search("scout", t, t["config"], seat, iterations=2000, seed=99)[0]
+                 for _, t, seat, _ in positions]
+    print(f"{'iterations':>10} {'uniform':>8} {'inference':>10} {'true hands':>11}")
+    for budget in budgets:
+        shares = [0, 0, 0]
+        for (obs, truth, seat, clues), answer in zip(positions, reference, strict=True):
+            for seed in (1, 2):
+                for k, (o, extra) in enumerate(((obs, {}), (obs, {"clues": clues}), (truth, {}))):
+                    text, _ = _search.search("scout", o, o["config"], seat, iterations=budget, seed=seed,
+                                             **extra)
+                    shares[k] += text == answer
+        total = 2 * len(positions)
+        print(f"{budget:>10,} {100 * shares[0] / total:>7.1f}% {100 * shares[1] / total:>9.1f}% "
+              f"{100 * shares[2] / total:>10.1f}%", flush=True)
+
+
+def budgets() -> None:
+    print("\ntime budgets: wall seconds per searched decision of ismcts:0.2s against three heuristic bots")
+    for name, config, spec in [("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s"),
+                               ("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s+infer=1"),
+                               ("SOLO anniversary 4p", SoloConfig.preset("anniversary", 4), "ismcts:0.2s")]:
+        match = Match(config, b"bench/budget")
+        bots = [make_bot(spec if s == 0 else "heuristic", b"bench/budget", s) for s in range(4)]
+        times: list[float] = []
+        while not match.is_over() and len(times) < 25:
+            waiting = match.to_move()
+            assert waiting is not None
+            for k in range(1, 5):
+                seat = (waiting + k) % 4
+                if seat not in set(match.actors()):
+                    continue
+                obs, legal = match.observation(seat), match.legal_actions(seat)
+                bot = bots[seat]
+                searched = getattr(bot, "last_stats", None)
+                started = time.perf_counter()
+                action = bot.choose(obs, legal) if seat == waiting else bot.react(obs, legal)
+                if seat == 0 and getattr(bot, "last_stats", None) is not searched:
+                    times.append(time.perf_counter() - started)
+                if action is not None:
+                    match.apply(seat, action)
+                    break
+        print(f"{name + ', ' + spec:<36} {len(times)} decisions: mean {sum(times) / len(times):.3f} s, "
+              f"largest {max(times):.3f} s")
 
 
 def hearts_positions() -> list[tuple[str, Any]] | None:
@@ -291,11 +433,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
+    parser.add_argument("--agreement", default="", metavar="BUDGETS",
+                        help="only the agreement with the true-hands search at these budgets (500,2000,8000)")
     args = parser.parse_args()
+    if args.agreement:
+        agreement([int(b) for b in args.agreement.split(",")])
+        return
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
     iterations(args.seconds)
     growth(args.seconds)
+    inference(args.seconds)
+    budgets()
     if not args.skip_strength:
         strength(args.deals, args.workers)
 

@@ -129,3 +129,17 @@ def test_cardtable_ladder_prints_the_step_and_refuses_bad_steps_in_one_line(
             main(["ladder", *bad])
         _, err = capsys.readouterr()
         assert done.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_compare_plays_two_levels_on_the_same_deals() -> None:
+    """The same level twice plays the same games (a paired difference of exactly 0); two
+    levels' difference is the difference of their win rates (equal seats in every deal)."""
+    from cardtable.ai.ladder import compare
+
+    same = compare("scout", "25", "25", "heuristic", deals=2, workers=1, master=5)
+    assert same["difference"]["win_rate"] == 0.0
+    assert same["first"]["win_rate"] == same["second"]["win_rate"]
+    two = compare("scout", "25", "heuristic", "heuristic", deals=2, workers=1, master=5)
+    gap = two["first"]["win_rate"] - two["second"]["win_rate"]
+    assert two["difference"]["win_rate"] == pytest.approx(gap, abs=1e-3)
+    assert two["second"]["win_rate"] == pytest.approx(0.25, abs=1e-3)  # four heuristics: parity
