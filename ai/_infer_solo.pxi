@@ -41,7 +41,7 @@ cdef double solo_clues_logweight(const SoloState* det, const SoloBelief* b, Solo
         st.drawn = -1
         st.jump = 0
         st.has_react = 0
-        st.solo_seat = -1
+        st.nsolo = 0  # no SOLO window open
         st.discard[st.ndiscard - 1] = c.top
         st.colour = c.colour
         n = solo_legal(&st, x, acts)

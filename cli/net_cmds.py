@@ -521,7 +521,8 @@ class _EventPrinter:
             from cardtable.cli.words import Speaker
 
             names = [seat.name or f"seat {s}" for s, seat in enumerate(self.peer.table.seats)]
-            return table_words(kind, data, Speaker(self.peer.my_seat, names))
+            key = f" (key {str(data['key'])[:8]})" if data.get("key") else ""
+            return f"{table_words(kind, data, Speaker(self.peer.my_seat, names))}{key}"
         return f"{kind}: {data}"
 
 

@@ -23,3 +23,4 @@ def test_a_members_misdeed_is_told_in_words(kind: str, data: dict[str, object], 
     text = _EventPrinter(peer, verbose=False).describe(kind, data)
     assert text is not None and text.startswith(words), text
     assert "{" not in text
+    assert ("(key abababab)" in text) == ("key" in data)  # the key too, as a headless screen has no names
