@@ -19,7 +19,6 @@ from cardtable.engine.scout.cards import DECK, Card, deck_in_play
 from cardtable.engine.solo import State as SoloState
 from cardtable.engine.solo.actions import DRAW, Catch
 from cardtable.engine.solo.cards import FACES, deck
-from cardtable.engine.solo.config import HAND_SIZE
 
 Outcomes = list[tuple[int, float]]
 
@@ -60,14 +59,14 @@ class SoloDeal:
         _take(self.counts, outcome)
         card = FACES[outcome]
         n = self.config.players
-        if self.dealt < HAND_SIZE * n:
+        if self.dealt < self.config.hand_size * n:
             self.hands[(self.round_no % n + 1 + self.dealt) % n].append(card)
             self.dealt += 1
         else:
             self.turned.append(card)
 
     def done(self) -> bool:
-        if self.dealt < HAND_SIZE * self.config.players:
+        if self.dealt < self.config.hand_size * self.config.players:
             return False
         return bool(self.turned and self.turned[-1].number) or not any(self.counts.values())
 

@@ -29,7 +29,7 @@ _COMMON = {"episode": "round", "reward": "score", "false_catches": False, "max_a
 SOLO_PARAMS: dict[str, Any] = {
     "players": 4, "edition": "classic", "gifts": -1, "protection": -1, "multiples": -1, "call": "",
     "scoring": "", "pool": -1, "threshold": -1, "self_jump_in": -1, "false_catch_penalty": -1,
-    "mixed_stacking": -1, **_COMMON,
+    "mixed_stacking": -1, "hand_size": -1, **_COMMON,
 }
 """-1 (or "") leaves an option at its edition's value; 0/1 turn a rule off/on."""
 SCOUT_PARAMS: dict[str, Any] = {"players": 4, **_COMMON}
@@ -61,7 +61,7 @@ def _rules(params: dict[str, Any]) -> dict[str, Any]:
     for key in ("call", "scoring"):
         if params[key]:
             rules[key] = params[key]
-    for key in ("pool", "threshold", "false_catch_penalty"):
+    for key in ("pool", "threshold", "false_catch_penalty", "hand_size"):
         if params[key] != -1:
             rules[key] = params[key]
     return rules

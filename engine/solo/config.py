@@ -28,7 +28,8 @@ class Config:
     ``penalty`` (hand values accumulate, the match ends when a total reaches
     ``threshold``, the lowest total wins); ``rounds`` (0: no limit) also ends the match
     after that many rounds; ``self_jump_in``, ``false_catch_penalty`` and ``mixed_stacking``
-    are the named rulings.
+    are the named rulings; ``hand_size`` (1 to 8, default 8) is the cards dealt to each seat,
+    a short variant for learning agents and quick games.
     """
 
     players: int = 4
@@ -44,6 +45,7 @@ class Config:
     self_jump_in: bool = False
     false_catch_penalty: int = 2
     mixed_stacking: bool = False
+    hand_size: int = HAND_SIZE
     game: str = "solo"
 
     def __post_init__(self) -> None:
@@ -64,6 +66,8 @@ class Config:
             (_is_int(self.rounds) and self.rounds >= 0, "rounds must be 0 (no limit) or a positive integer"),
             (_is_int(self.false_catch_penalty) and 0 <= self.false_catch_penalty <= 10,
              "false_catch_penalty must be 0 to 10"),
+            (_is_int(self.hand_size) and 1 <= self.hand_size <= HAND_SIZE,
+             f"hand_size must be 1 to {HAND_SIZE}"),
         ]
         for flag in ("gifts", "protection", "multiples", "self_jump_in", "mixed_stacking"):
             checks.append((isinstance(getattr(self, flag), bool), f"{flag} must be true or false"))
@@ -88,6 +92,8 @@ class Config:
         data = asdict(self)
         if not self.rounds:  # no limit: left out, so logs written before the option still verify
             del data["rounds"]
+        if self.hand_size == HAND_SIZE:  # likewise
+            del data["hand_size"]
         return data
 
     @classmethod

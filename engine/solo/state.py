@@ -19,7 +19,7 @@ from cardtable.engine.game import Event
 from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple, multiples
 from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
-from cardtable.engine.solo.config import HAND_SIZE, SOLO_PENALTY, Config
+from cardtable.engine.solo.config import SOLO_PENALTY, Config
 
 STACKABLE = ("d2", "wd4")
 SETTLED = ("gift", "swap", "pass")
@@ -754,7 +754,7 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
     n = config.players
     cards = Stream(seed, f"solo/round/{round_no}/deal").shuffle(deck(config.gifts, config.protection))
     dealer = round_no % n
-    for i in range(HAND_SIZE * n):
+    for i in range(config.hand_size * n):
         _insert(state.hands[(dealer + 1 + i) % n], cards.pop())
     state.draw = cards
     while state.draw:

@@ -40,6 +40,8 @@ CASES: list[tuple[str, int, dict[str, Any], int, int]] = [
     ("classic", 4, {"gifts": True, "protection": True}, 8, 5000),
     ("classic", 6, {"mixed_stacking": True, "self_jump_in": True, "multiples": True}, 6, 5000),
     ("anniversary", 4, {"call": "with_play", "scoring": "pool"}, 6, 5000),
+    ("classic", 2, {"hand_size": 3}, 8, 5000),
+    ("anniversary", 4, {"hand_size": 5}, 8, 5000),
 ]
 
 

@@ -95,7 +95,7 @@ def test_the_rule_books_are_in_the_repository_and_nothing_points_outside_it() ->
         assert rules_path(game).is_file() and rules_path(game).parent == REPO / "docs"
     text = (REPO / "docs" / "rules-solo.md").read_text(encoding="utf-8")
     for option in ("gifts", "protection", "multiples", "call", "scoring", "pool", "threshold",
-                   "self_jump_in", "false_catch_penalty", "mixed_stacking"):
+                   "self_jump_in", "false_catch_penalty", "mixed_stacking", "hand_size"):
         assert f"`{option}`" in text, option
     assert "`voluntary_pass`" in (REPO / "docs" / "rules-scout.md").read_text(encoding="utf-8")
     for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:

@@ -69,6 +69,21 @@ def test_a_round_is_dealt_from_the_configured_deck(
     assert extra <= set(every)
 
 
+@pytest.mark.parametrize("hand_size", [1, 3, 8])
+def test_hand_size_deals_that_many_cards_to_each_seat(hand_size: int) -> None:
+    config = Config.preset("anniversary", 4, hand_size=hand_size)
+    state = new_round(config, SEED, 2)
+    assert [len(hand) for hand in state.hands] == [hand_size] * 4
+    assert ("hand_size" in config.to_dict()) == (hand_size != 8)  # the default is left out: old logs verify
+    assert Config.from_dict(config.to_dict()) == config
+
+
+@pytest.mark.parametrize("bad", [0, 9, "4", True])
+def test_a_bad_hand_size_is_one_line(bad: Any) -> None:
+    with pytest.raises(ParseError, match="hand_size must be 1 to 8"):
+        Config.preset("classic", 4, hand_size=bad)
+
+
 @pytest.mark.parametrize(
     ("text", "points"),
     [("R1", 1), ("G7", 7), ("Y9", 9), ("Brev", 10), ("Rskip", 20), ("Gd2", 30), ("Yswap", 30),

@@ -30,6 +30,7 @@ CASES: list[tuple[str, int, dict[str, Any] | None]] = [
     ("solo", 4, {"edition": "anniversary"}),
     ("solo", 5, {"edition": "classic", "gifts": True, "protection": True, "multiples": True,
                  "self_jump_in": True, "mixed_stacking": True}),
+    ("solo", 2, {"hand_size": 3}),  # a short variant
     ("scout", 2, None),
     ("scout", 4, None),
     ("scout", 5, None),
