@@ -68,16 +68,21 @@ def play_match(
 Clocks = tuple["Callable[[], float] | None", "Callable[[], float] | None"]
 
 
+def asking_order(match: Match) -> list[int]:
+    """The seats that may act now, in the order the driver asks them: the seats after the one
+    the game waits for (out of turn), then that one."""
+    waiting, n = match.to_move(), match.config.players
+    if waiting is None:
+        return []
+    actors = set(match.actors())
+    return [seat for seat in ((waiting + k) % n for k in range(1, n + 1)) if seat in actors]
+
+
 def _next_action(match: Match, bots: Sequence[Any], waiting: int,
                  tally: tuple[list[float], list[float], list[int]], clocks: Clocks) -> tuple[int, Any]:
     spent, cpu, moves = tally
     clock, cpu_clock = clocks
-    n = match.config.players
-    actors = set(match.actors())
-    for k in range(1, n + 1):
-        seat = (waiting + k) % n
-        if seat not in actors:
-            continue
+    for seat in asking_order(match):
         must = seat == waiting
         legal = match.legal_actions(seat)
         start = clock() if clock else 0.0

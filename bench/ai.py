@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.engine import play_round  # noqa: E402
 from cardtable.ai import _search  # noqa: E402
 from cardtable.ai.bots import make_bot  # noqa: E402
+from cardtable.ai.driver import asking_order  # noqa: E402
 from cardtable.ai.tournament import run, schedule, summarize  # noqa: E402
 from cardtable.engine.match import Match  # noqa: E402
 from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
@@ -169,11 +170,7 @@ def clue_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], 
     seen: list[tuple[dict[str, Any], int, list[dict[str, Any]]]] = []
     while not match.round_scores:
         waiting = match.to_move()
-        assert waiting is not None
-        for k in range(1, 5):
-            seat = (waiting + k) % 4
-            if seat not in set(match.actors()):
-                continue
+        for seat in asking_order(match):
             obs = match.observation(seat)
             clues = [dict(c) for c in readers[seat].see(obs)]
             legal = match.legal_actions(seat)
@@ -267,11 +264,7 @@ def budgets() -> None:
         times: list[float] = []
         while not match.is_over() and len(times) < 25:
             waiting = match.to_move()
-            assert waiting is not None
-            for k in range(1, 5):
-                seat = (waiting + k) % 4
-                if seat not in set(match.actors()):
-                    continue
+            for seat in asking_order(match):
                 obs, legal = match.observation(seat), match.legal_actions(seat)
                 bot = bots[seat]
                 searched = getattr(bot, "last_stats", None)

@@ -20,6 +20,7 @@ from cardtable.ai._search import (
     search,
 )
 from cardtable.ai.bots import make_bot
+from cardtable.ai.driver import asking_order
 from cardtable.ai.heuristic import HeuristicBot
 from cardtable.ai.ismcts import IsmctsBot, parse_level
 from cardtable.ai.scout_clues import ScoutClueReader
@@ -280,11 +281,7 @@ def heuristic_solo(edition: str, seed: bytes, steps: int) -> tuple[int, int]:
         if match.is_over():
             break
         waiting = match.to_move()
-        assert waiting is not None
-        for k in range(1, 5):
-            seat = (waiting + k) % 4
-            if seat not in set(match.actors()):
-                continue
+        for seat in asking_order(match):
             obs, legal = match.observation(seat), match.legal_actions(seat)
             if seat == 0 and reader.see(obs):
                 truth = SoloMirror.from_snapshot(match.state.snapshot())
