@@ -39,6 +39,7 @@ from cardtable.cli.options import (
     players_option,
     pool_option,
     port_option,
+    rounds_option,
     rule_option,
     scoring_overrides,
     seconds_option,
@@ -47,6 +48,7 @@ from cardtable.cli.options import (
     turn_clock_option,
     verbose_option,
 )
+from cardtable.cli.words import plural
 from cardtable.engine.errors import ParseError
 
 JOIN_WAIT = 15.0
@@ -184,6 +186,7 @@ def _table_list(heard: list[Any]) -> str:
               help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
 @pool_option
 @threshold_option
+@rounds_option
 @rule_option
 @passphrase_option
 @port_option
@@ -200,10 +203,10 @@ def _table_list(heard: list[Any]) -> str:
 @plain_option
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
-         threshold: int | None, rules: tuple[str, ...], passphrase: str | None, port: int, auto: str | None,
-         home: Path | None, fresh: bool, takeover: float, bot_delay: float, forget_calls: float,
-         linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
-         turn_clock: float | None) -> None:
+         threshold: int | None, rounds: int | None, rules: tuple[str, ...], passphrase: str | None, port: int,
+         auto: str | None, home: Path | None, fresh: bool, takeover: float, bot_delay: float,
+         forget_calls: float, linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool,
+         plain: bool, turn_clock: float | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
     The table is announced by beacons; people join with 'cardtable join'. With --auto the
@@ -214,7 +217,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     bots = with_forget(bots, forget_calls)
     auto = _auto(auto)
     _check_name(name)
-    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold),
+    config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold, rounds),
                          **parse_rules(rules))
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
@@ -234,7 +237,8 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
         def intro(port: int) -> None:
             _say(f"table {name!r} ({config.describe()}), id {table_id}, UDP port {port}")
-            _say(f"waiting for {people} more player{'s' if people != 1 else ''}: cardtable join {name}"
+            secret = " --passphrase PASSPHRASE" if passphrase else ""
+            _say(f"waiting for {plural(people, 'more player')}: cardtable join {name}{secret}"
                  if people else "no seats for others: the match starts now")
 
         ctx.intro = intro

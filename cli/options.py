@@ -94,6 +94,10 @@ threshold_option = click.option("--threshold", type=click.IntRange(1, 10_000), d
                                 help="SOLO penalty scoring (anniversary): the total that ends the match; "
                                      "a low one is a short match.")
 
+rounds_option = click.option("--rounds", type=click.IntRange(1, 1000), default=None,
+                             help="SOLO: end the match after this many rounds at the latest (a short "
+                                  "evening).")
+
 
 def scoring_overrides(game: str, edition: str | None, pool: int | None, threshold: int | None,
                       rounds: int | None = None) -> dict[str, int | None]:

@@ -34,6 +34,7 @@ from cardtable.cli.options import (
     plain_option,
     players_option,
     pool_option,
+    rounds_option,
     rule_option,
     scoring_overrides,
     seed_option,
@@ -67,8 +68,7 @@ Examples:
 @edition_option
 @pool_option
 @threshold_option
-@click.option("--rounds", type=click.IntRange(1, 1000), default=None,
-              help="SOLO: end the match after this many rounds at the latest (a short evening).")
+@rounds_option
 @click.option("--bots", default=None, metavar="BOT",
               help="The computer players: random, heuristic, ismcts:fast|normal|strong (or just fast, "
                    f"normal, strong) [default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from cardtable.cli.main import main
 from tests.cli.test_match_cli import run
 
 
@@ -43,3 +46,22 @@ def test_host_checks_its_rules_before_it_opens_a_table(capsys: pytest.CaptureFix
     code, _, err = run(capsys, "host", "scout", "--name", "kitchen", "--players", "3",
                        "--rule", "voluntary_pass=on")
     assert code == 2 and "two-player option" in err and len(err.strip().splitlines()) == 1
+
+
+class Hosted(Exception):
+    """Raised by the stand-in ``Peer.host`` below, with the config the command built."""
+
+
+def test_host_takes_rounds_as_play_does(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path) -> None:
+    from cardtable.p2p.peer import Peer
+
+    def host(*args: Any, **kwargs: Any) -> None:
+        raise Hosted(args[2])
+
+    monkeypatch.setattr(Peer, "host", staticmethod(host))
+    with pytest.raises(Hosted) as hosted:
+        main(["host", "solo", "--name", "kitchen", "--rounds", "3", "--plain", "--home", str(tmp_path)])
+    assert hosted.value.args[0].rounds == 3
+    code, _, err = run(capsys, "host", "scout", "--name", "kitchen", "--rounds", "3", "--home", str(tmp_path))
+    assert code == 2 and "SCOUT has no match-length options" in err
