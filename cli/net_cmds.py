@@ -225,7 +225,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
     ctx.client = _client(auto, plain, turn_clock)
-    peer = ctx.resume_or_none(fresh, None)
+    peer = ctx.resume_or_none(fresh, name, hosting=True)
     if peer is None:
         from cardtable.p2p.peer import Peer
 
@@ -399,16 +399,21 @@ class _Context:
 
         return Timeouts(takeover=self.takeover, bot_delay=self.bot_delay)
 
-    def resume_or_none(self, fresh: bool, query: str | None) -> Any:
-        """A peer resumed from the unfinished table in the config dir, or None to start anew."""
+    def resume_or_none(self, fresh: bool, query: str | None, hosting: bool = False) -> Any:
+        """A peer resumed from the unfinished table in the config dir, or None to start anew.
+        ``query``: the table named on the command line (``join TABLE``, ``host --name``): an
+        unfinished table of another name is neither resumed nor dropped, but named."""
         stored = self.home.stored(self.identity.key)
         if stored is not None and stored.resumable and not fresh:
             named = query is None or stored.table_id.hex().startswith(query.lower()) \
                 or stored.name.lower() == query.lower()
             if not named:
+                how = (f"host it with --name {stored.name} to resume it" if hosting
+                       else "resume it without TABLE")
                 raise click.ClickException(
                     f"{self.home.path} holds the unfinished table {stored.name!r} "
-                    f"({stored.table_id.hex()[:8]}): resume it without TABLE, or give --fresh to start anew")
+                    f"({stored.table_id.hex()[:8]}): {how}, or give --fresh to start anew (it stays in "
+                    "'cardtable games')")
             if stored.passphrase is not None and stored.passphrase != (self.passphrase is not None):
                 raise click.ClickException(
                     f"the unfinished table {stored.name!r} in {self.home.path} was played "

@@ -65,3 +65,21 @@ def test_host_takes_rounds_as_play_does(capsys: pytest.CaptureFixture[str], monk
     assert hosted.value.args[0].rounds == 3
     code, _, err = run(capsys, "host", "scout", "--name", "kitchen", "--rounds", "3", "--home", str(tmp_path))
     assert code == 2 and "SCOUT has no match-length options" in err
+
+
+def test_host_with_another_name_names_the_unfinished_table_instead_of_resuming_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from cardtable.engine.solo import Config as SoloConfig
+    from cardtable.p2p.node import Home
+    from cardtable.p2p.peer import Peer
+    from cardtable.p2p.store import FileStore
+
+    home = Home(tmp_path)
+    Peer.host(home.identity(), FileStore(home.store_path), SoloConfig.preset("classic", 3), "alpha", 0,
+              now=0.0, seed=b"a" * 32).timer(0.0)  # alpha's lobby, kept unfinished
+    before = home.store_path.read_bytes()
+    code, out, err = run(capsys, "host", "solo", "--name", "beta", "--plain", "--home", str(tmp_path))
+    assert code == 1 and not out
+    assert len(err.strip().splitlines()) == 1
+    assert "holds the unfinished table 'alpha'" in err and "host it with --name alpha to resume it" in err
+    assert home.store_path.read_bytes() == before  # alpha is neither resumed nor moved
