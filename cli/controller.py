@@ -132,6 +132,10 @@ class BaseSession:
         """Whether the table has a passphrase (joiners must give it too)."""
         return False
 
+    def after_leaving(self) -> str:
+        """What becomes of the match when you leave, in a few words."""
+        return "a computer player takes your seat"
+
     def seat_holders(self) -> list[tuple[str, str]]:
         """Per seat, before and during the match: who holds it and how (``you``, ``player``,
         ``free``, ``computer``)."""
@@ -364,10 +368,12 @@ class NetSession(BaseSession):
     RETOLD = 40
     """Game events a resumed seat is told again: the newest of the round it resumes in."""
 
-    def __init__(self, node: Any, peer: Any) -> None:
+    def __init__(self, node: Any, peer: Any, keep: bool = False) -> None:
         super().__init__()
         self.node = node
         self.peer = peer
+        self.keep = keep  # a private table (``play``): leaving keeps the match to resume, no leave entry
+        self.kept = False
         node.on_event = self._on_peer_event
         self._retell()
 
@@ -399,7 +405,7 @@ class NetSession(BaseSession):
         return self.peer.table.match  # type: ignore[no-any-return]
 
     def phase(self) -> str:
-        return "left" if self.peer.left or self.peer.leaving else str(self.peer.table.phase)
+        return "left" if self.kept or self.peer.left or self.peer.leaving else str(self.peer.table.phase)
 
     def names(self) -> list[str]:
         return [s.name or f"seat {i}" for i, s in enumerate(self.peer.table.seats)]
@@ -425,6 +431,11 @@ class NetSession(BaseSession):
     def sealed(self) -> bool:
         return self.peer.pass_key is not None
 
+    def after_leaving(self) -> str:
+        if self.keep:
+            return "the match is kept for cardtable play --resume"
+        return super().after_leaving()
+
     def seat_holders(self) -> list[tuple[str, str]]:
         me = self.seat
         rows = []
@@ -448,7 +459,12 @@ class NetSession(BaseSession):
         return None
 
     def leave(self) -> None:
-        if not self.peer.leaving and not self.peer.left:
+        if self.keep and not self.is_over():
+            if not self.kept:
+                self.kept = True
+                self._emit(Note("table", self.seat, "You leave the table; the match is kept where it stands: "
+                                                    "cardtable play --resume takes it up again"))
+        elif not self.peer.leaving and not self.peer.left:
             self._emit(Note("table", self.seat, "You leave the table; a computer player takes the seat"))
             self.node.leave()
 

@@ -12,8 +12,8 @@ it prints the table, your hand and a prompt line::
 ``view``, ``hint``, ``rules``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
 line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
 it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
-End of input, once the lines before it are used, leaves the game: a computer player takes the
-seat.
+End of input, once the lines before it are used, leaves the game: at a LAN table a computer
+player takes the seat; a ``play`` match is kept for ``play --resume``.
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
                                    "(--no-network plays without one)") from None
     node.broadcast = []  # a private table: its beacons go nowhere
     try:
-        session = NetSession(node, peer)
+        session = NetSession(node, peer, keep=True)
         node.attach(peer)
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
             raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
@@ -270,7 +270,8 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
         if session.is_over() and over_at:  # stay: the others may not know yet that the match is over
             await asyncio.sleep(max(0.0, linger - (time.monotonic() - over_at[0])))
     if isinstance(session, NetSession) and session.phase() == "left":
-        await session.node.wait_for(lambda: session.peer.left, LEAVE_WAIT)
+        if not session.kept:
+            await session.node.wait_for(lambda: session.peer.left, LEAVE_WAIT)
         return None
     if resume_hint and not session.is_over():
         click.echo("cardtable: you closed the client without leaving the table: your seat waits for you "

@@ -18,7 +18,7 @@ _KEYS = [
     ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
     ("", "`h`", "a hint: what the search would do"),
     ("", "`?` or F1", "these rules and keys (Esc closes)"),
-    ("", "`q`", "leave (twice: a computer player takes your seat)"),
+    ("", "`q`", "leave (twice: at a LAN table a computer player takes your seat; `play` keeps the match)"),
 ]
 
 

@@ -338,7 +338,7 @@ class TableApp(App[str | None]):
         now = c.clock()
         if now - self._leave_asked > 5.0:
             self._leave_asked = now
-            c.message = "press q again to leave the table: a computer player takes your seat"
+            c.message = f"press q again to leave the table: {c.session.after_leaving()}"
             self._render_status()
             return
         c.leave()

@@ -72,15 +72,45 @@ def test_an_interrupted_play_match_resumes_where_it_stopped(tmp_path: Path) -> N
         after = list(hand_before)
         after.remove(played.rstrip("!"))
         assert hands[0] == after, (hands[0], after)
-    assert "You leave the table" in resumed.stdout  # end of input leaves, as ever
+    assert "You leave the table; the match is kept where it stands" in resumed.stdout  # end of input
 
     told = cardtable(home, "replay", str(home / "play" / "table.log"))
     assert told.returncode == 0, told.stderr
     card = played.rstrip("!")
     assert ("you (seat 0) draws" if card == "draw" else f"you (seat 0) plays {card}") in told.stdout
     assert told.stdout.splitlines()[-1].startswith("verified: ")
-    assert "you (seat 0) leaves the table; a computer player takes the seat" in told.stdout
-    assert "leave: leave" not in told.stdout
+    assert "leaves the table" not in told.stdout  # leaving a play match left no leave entry
+
+    again = cardtable(home, "play", "--resume", "--plain", "--bots", "heuristic", "--bot-delay", "0.05")
+    assert again.returncode == 0, again.stderr
+    assert "resuming your SOLO match" in again.stderr  # left with end of input, it resumes again
+
+
+def test_replay_tells_a_leave_in_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A LAN table's leave entry (the host gives its seat to a computer player and goes)."""
+    from cardtable.p2p.identity import Identity
+    from cardtable.p2p.peer import Peer, Timeouts
+    from cardtable.p2p.store import FileStore
+
+    store = tmp_path / "table.log"
+    peer = Peer.host(Identity.generate(), FileStore(store), SoloConfig.preset("classic", 3), "alpha", 2,
+                     now=0.0, seed=b"x" * 32, bots="random", timeouts=Timeouts(bot_delay=0.0))
+    now, left = 0.0, False
+    for _ in range(5000):
+        if peer.table.match is not None and not left:
+            peer.leave(now)
+            left = True
+        if peer.left:
+            break
+        out = peer.timer(now)
+        now = out.deadline if out.deadline is not None else now + 0.05
+    assert peer.left
+    with pytest.raises(SystemExit) as done:
+        main(["replay", str(store)])
+    told = capsys.readouterr().out
+    assert done.value.code in (0, None), told
+    assert "alpha (seat 0) leaves the table; a computer player takes the seat" in told
+    assert "leave: leave" not in told
 
 
 def test_resume_without_a_kept_match_is_one_line(tmp_path: Path) -> None:
