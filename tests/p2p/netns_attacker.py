@@ -178,6 +178,11 @@ def main() -> None:
     args = parser.parse_args()
     attacker = Attacker(args.me, args.broadcast, args.rate, args.every, args.seed)
     attacker.salt_flood = args.salt_flood
+    serve(attacker)
+
+
+def serve(attacker: Any) -> None:
+    """Say "listening", run ``attacker`` until SIGTERM, then print its report as one JSON line."""
 
     def stop(*_: Any) -> None:
         attacker.stop = True

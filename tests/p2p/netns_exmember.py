@@ -12,10 +12,8 @@ it prints one JSON line of what it sent, and exits.
 from __future__ import annotations
 
 import argparse
-import json
 import select
 import shutil
-import signal
 import socket
 import tempfile
 import time
@@ -26,7 +24,7 @@ from cardtable.p2p import wire
 from cardtable.p2p.admission import MAX_TERM_STEP
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.store import FileStore
-from tests.p2p.netns_attacker import DISCOVERY_PORT, ETH_P_ALL, udp_of
+from tests.p2p.netns_attacker import DISCOVERY_PORT, ETH_P_ALL, serve, udp_of
 
 
 class ExMember:
@@ -115,15 +113,7 @@ def main() -> None:
     parser.add_argument("--home", required=True, type=Path, help="the home of the peer that left")
     parser.add_argument("--every", type=float, default=0.1, help="seconds between rounds")
     args = parser.parse_args()
-    attacker = ExMember(args.me, args.home, args.every)
-
-    def stop(*_: Any) -> None:
-        attacker.stop = True
-
-    signal.signal(signal.SIGTERM, stop)
-    print("listening", flush=True)
-    attacker.run()
-    print(json.dumps(attacker.report()), flush=True)
+    serve(ExMember(args.me, args.home, args.every))
 
 
 if __name__ == "__main__":
