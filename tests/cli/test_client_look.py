@@ -98,3 +98,15 @@ def test_scout_cards_show_both_values_and_which_counts() -> None:
     assert rgb(up.bgcolor) != rgb(down.bgcolor)  # the value that counts sits on another colour
     active = style_of(rendered(match, "#table"), " 4")
     assert active.bold and rgb(active.bgcolor) == rgb(up.bgcolor)
+
+
+def test_both_open_solo_windows_are_marked_in_red() -> None:
+    """RULES 1.8.17: after a Protection against a Swap, the swapper and the protector both owe a
+    call; each is marked, in bold red, in the players pane and on the table."""
+    match = solo_match(["Rswap B1", "protB G1", "Y1 Y2 Y3"], discard="R6")
+    match.apply(0, match.parse_action("Rswap:1"))
+    match.apply(1, match.parse_action("protB"))
+    for pane, words in (("#players", "no SOLO call!"), ("#table", "has not called SOLO")):
+        marks = [s for s in rendered(match, pane) if words in s.text]
+        assert len(marks) == 2, pane
+        assert all(hue(s.style.color) == "red" and s.style.bold for s in marks), pane
