@@ -377,6 +377,10 @@ class NetSession(BaseSession):
         node.on_event = self._on_peer_event
         self._retell()
 
+    def digest(self) -> str | None:
+        """The table's digest (with hidden hands, over what every machine sees)."""
+        return self.peer.table.digest() if self.peer.table.match is not None else None
+
     def _retell(self) -> None:
         """A peer resumed from its store applied its committed entries quietly: tell the round
         so far again (its newest events), so that the log of a resumed client is not empty."""
@@ -750,7 +754,7 @@ def _scout_dims(b: Builder) -> list[_Dim]:
     from cardtable.engine.scout.state import describe_show
 
     obs = b.obs
-    hand = [parse_card(t) for t in obs.get("hand", [])]
+    hand = [parse_card(t) if t != "?" else Card(0, 0) for t in obs.get("hand", [])]  # ?: not open yet
     active = [parse_card(t) for t in obs.get("active", [])]
 
     def kind(a: Any) -> tuple[str, ...]:

@@ -188,6 +188,11 @@ def _table_list(heard: list[Any]) -> str:
 @threshold_option
 @rounds_option
 @rule_option
+@click.option("--deal", type=click.Choice(["hidden", "open"]), default=None,
+              help="hidden: the machines deal together and each sees only its own cards "
+                   "(docs/hidden-hands.md); open: every machine deals from the shared seed and could "
+                   "read every hand (for trusted friends).  [default: hidden for SCOUT; SOLO deals "
+                   "open until its hidden hands are built]")
 @passphrase_option
 @port_option
 @auto_option
@@ -203,7 +208,8 @@ def _table_list(heard: list[Any]) -> str:
 @plain_option
 @turn_clock_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
-         threshold: int | None, rounds: int | None, rules: tuple[str, ...], passphrase: str | None, port: int,
+         threshold: int | None, rounds: int | None, rules: tuple[str, ...], deal: str | None,
+         passphrase: str | None, port: int,
          auto: str | None, home: Path | None, fresh: bool, takeover: float, bot_delay: float,
          forget_calls: float, linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool,
          plain: bool, turn_clock: float | None) -> None:
@@ -222,6 +228,10 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     if cpu >= players:
         raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
                                  param_hint="--cpu")
+    if deal == "hidden" and game != "scout":
+        raise click.BadParameter("hidden hands cover SCOUT so far: a SOLO table deals open",
+                                 param_hint="--deal")
+    deal = deal or ("hidden" if game == "scout" else "open")
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
     ctx.client = _client(auto, plain, turn_clock)
@@ -231,12 +241,15 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
         peer = Peer.host(ctx.identity, ctx.home.store(), config, name, cpu, now=time.monotonic(),
                          seed=os.urandom(32), passphrase=passphrase, bots=bots, auto=auto,
-                         timeouts=ctx.timeouts())
+                         timeouts=ctx.timeouts(), deal=deal)
         table_id = peer.table_id.hex() if peer.table_id else "?"
         people = players - cpu - 1
 
         def intro(port: int) -> None:
             _say(f"table {name!r} ({config.describe()}), id {table_id}, UDP port {port}")
+            _say("cards: hidden, each machine sees only its own seat's cards (the host also sees the "
+                 "computer players')" if deal == "hidden" else
+                 "cards: open, every machine could read every hand (--deal open)")
             secret = " --passphrase PASSPHRASE" if passphrase else ""
             _say(f"waiting for {plural(people, 'more player')}: cardtable join {name}{secret}"
                  if people else "no seats for others: the match starts now")
@@ -473,9 +486,8 @@ class _Context:
             # Stay a little: the others may not know yet that the last entry is committed, and
             # a majority of the table must be there for them to learn it.
             await asyncio.sleep(self.linger)
-            match = peer.table.match
-            assert match is not None
-            return str(match.digest())
+            assert peer.table.match is not None
+            return peer.table.digest()
         finally:
             await node.close()
 
@@ -507,7 +519,7 @@ class _EventPrinter:
             return f"seated at seat {data.get('seat')}"
         if kind == "started":
             return f"the match starts (seed {str(data.get('seed'))[:16]}...)"
-        if kind == "round_end":
+        if kind in ("round_end", "fault", "round_void", "dealt"):
             return str(data.get("text"))
         if kind == "match_over":
             return f"match over: totals {data.get('totals')}, won by seat(s) {data.get('winners')}"

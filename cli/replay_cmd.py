@@ -100,7 +100,11 @@ def _replay_table(file: Path, verify: bool) -> None:
     match = table.match
     state = table.phase if match is None else "over" if match.is_over() else "unfinished"
     totals = "" if match is None else f", totals {match.scores()}, winners {match.winners()}"
-    digest = "" if match is None else f", digest {match.digest()[:16]}"
+    digest = "" if match is None else f", digest {table.digest()[:16]}"
+    if not verify:
+        for h in table.audited:
+            click.echo(f"round {h.round_no + 1}, as dealt (opened at the audit): "
+                       + "; ".join(f"{names[s]} {' '.join(hand)}" for s, hand in enumerate(h.dealt_hands())))
     click.echo(f"verified: {_entries(len(log.applied))} signed and applied, match {state}{totals}{digest}")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.ai.bots import make_bot
+from cardtable.p2p.hidden import payloads
 from cardtable.p2p.peer_state import LEADER, PeerState
 from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
 from cardtable.p2p.wire import Entry, Proposal
@@ -37,6 +38,8 @@ class Driving(PeerState):
         if mine:
             self.queue = [o for o in self.queue if o.seq > p.seq]
             self.propose_at, self.propose_tries = self.now, 0
+        if p.kind in ("deck", "keys") and done.ok:
+            self.side.logged(self.table.hidden, p.payload)
         if quiet:
             return
         self._event("applied", index=done.index, seat=done.seat, author=p.author.hex(), kind=done.kind,
@@ -64,17 +67,22 @@ class Driving(PeerState):
         for e in done.events:
             if e.kind == "round_end":
                 self._event("round_end", text=str(e))
-        if done.kind == "act" and t.phase == OVER and t.match is not None:
-            self._event("match_over", digest=t.match.digest(), totals=t.match.scores(),
+            elif e.kind in ("fault", "round_void", "dealt"):
+                self._event(e.kind, text=e.text, seat=e.seat, **{k: v for k, v in e.facts.items()
+                                                                 if k in ("member", "code")})
+        if done.kind in ("act", "keys", "seed") and t.phase == OVER and t.match is not None:
+            self._event("match_over", digest=t.digest(), totals=t.match.scores(),
                         winners=t.match.winners())
 
     def _think(self) -> None:
         t = self.table
         if self.queue and self.queue[0].payload[0] == "join" and self.my_seat is not None:
             self.queue.pop(0)
-        stage = (t.phase, t.stage)
+        stage = (t.phase, t.stage, t.progress())
         if stage != self.stage:
             self.stage, self.stage_since = stage, self.now
+        if not self.leaving and t.hidden is not None and self._caught_up():
+            self._hidden_step()
         if self.queue or self.leaving or t.table_id is None or not self._caught_up():
             return
         seat = self.my_seat
@@ -85,6 +93,31 @@ class Driving(PeerState):
                 self._propose(["return", seat])
             else:
                 self._play(seat)
+
+    def _hidden_step(self) -> None:
+        """This machine's part of the hidden deal: propose what it must, send its keys and steps."""
+        todo = self.side.step(self.table, self.leader, self.now, self.timeouts.reveal)
+        for payload in todo.propose:
+            self._propose(payload)
+        for to, item in todo.send:
+            self._send_secret(to, item)
+
+    def _move_payload(self, seat: int, text: str) -> list[Any] | None:
+        """The entry that makes a move: ``act``; with hidden hands, a move that shows cards carries
+        their proofs (``keys``). None: the seat's cards are not all open on this machine yet."""
+        h, match = self.table.hidden, self.table.match
+        if h is None or match is None:
+            return ["act", seat, text]
+        if not self.side.knows_hand(self.table, seat):
+            return None
+        try:
+            action = match.parse_action(text)
+        except Exception:  # noqa: BLE001 - refused when applied, as any bad move
+            return ["act", seat, text]
+        opens = self.side.proofs(h, seat, action)
+        if opens is None:
+            return None
+        return payloads.play_payload(seat, text, opens) if opens else ["act", seat, text]
 
     def _seed_step(self, seat: int | None) -> None:
         t = self.table
@@ -109,8 +142,9 @@ class Driving(PeerState):
         applied, so that people can jump in, call or catch first: their proposals arriving in
         that time are sequenced first, and the bots then think again about the new position."""
         own = seat is not None and self.auto is not None and self.table.seats[seat].controller == HUMAN \
-            and self.asked_at != self.commit_index
-        bots = self._bots_due() and self.now >= self.applied_at + self.timeouts.bot_delay
+            and self.asked_at != self.commit_index and self._sees_hand(seat)
+        bots = self._bots_due() and self.now >= self.applied_at + self.timeouts.bot_delay \
+            and all(self._sees_hand(s) for s in self.table.bot_seats())
         match = self.table.match
         waiting = match.to_move() if match and (own or bots) else None
         if match is None or waiting is None:
@@ -129,9 +163,14 @@ class Driving(PeerState):
             if s not in mine or s not in actors:
                 continue
             action = self._ask_bot(s, s == waiting, s == seat)
-            if action is not None:
-                self._propose(["act", s, str(action)])
+            payload = None if action is None else self._move_payload(s, str(action))
+            if payload is not None:
+                self._propose(payload)
                 return
+
+    def _sees_hand(self, seat: int) -> bool:
+        """This machine may act for ``seat``: with hidden hands, once every card of it is open here."""
+        return self.table.hidden is None or self.side.knows_hand(self.table, seat)
 
     def _bots_due(self) -> bool:
         """The sequencer has computer players to ask about this position, once it may."""
@@ -169,8 +208,9 @@ class Driving(PeerState):
         if t.phase == SEEDING:
             return [self.stage_since + self.timeouts.reveal]
         if t.phase == PLAYING:
-            return [self._last_heard(s.owner) + self.timeouts.takeover for s in t.seats
-                    if s.controller == HUMAN and s.owner not in (None, self.key)]
+            stall = [self.stage_since + self.timeouts.reveal] if t.holding_up() else []
+            return stall + [self._last_heard(s.owner) + self.timeouts.takeover for s in t.seats
+                            if s.controller == HUMAN and s.owner not in (None, self.key)]
         return []
 
     def _last_heard(self, key: bytes | None) -> float:
@@ -190,6 +230,12 @@ class Driving(PeerState):
             self.stage_since = self.now
             for seat in t.missing():
                 self._propose(["forfeit", seat])
+        elif t.phase == PLAYING and t.hidden is not None and t.holding_up() \
+                and self.now >= self.stage_since + self.timeouts.reveal:
+            self.stage_since = self.now
+            late = [m for m in t.holding_up() if m != self.key]
+            if late:  # named: it loses its seat and the round is void (a sequencer never names itself)
+                self._propose(["fault", t.hidden.round_no, late[0], "withheld", 0])
         elif t.phase == PLAYING:
             for seat, s in enumerate(t.seats):
                 if s.controller == HUMAN and s.owner not in (None, self.key) \

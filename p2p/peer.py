@@ -39,6 +39,9 @@ from cardtable.p2p.chain import Chain
 from cardtable.p2p.discovery import encode_beacon
 from cardtable.p2p.driving import Driving
 from cardtable.p2p.elections import Elections
+from cardtable.p2p.hidden.bundles import decode_secret, encode_secret
+from cardtable.p2p.hidden.group import DeckError
+from cardtable.p2p.hidden.side import RESEND, HiddenSide
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.membership import Membership
 from cardtable.p2p.peer_state import (
@@ -66,6 +69,7 @@ from cardtable.p2p.wire import (
     Probe,
     Propose,
     Redirect,
+    Secret,
     Vote,
     VoteAsk,
     WireError,
@@ -189,12 +193,13 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         self.started = False
         self.busy = False
         self.nonce: bytes | None = None
+        self.side = HiddenSide(identity, self._random_bytes, {}, store.set_meta)
         self.bots: dict[int, Bot] = {}
         self.auto_bot: Bot | None = None
         self.asked_at = -1  # the commit index at which this peer's own seat's bot was asked
         self.bots_asked_at = -1  # ... and the computer players (sequencer)
         self.applied_at = now  # when the last committed entry was applied
-        self.stage: tuple[str, str] = ("", "")
+        self.stage: tuple[Any, ...] = ()
         self.stage_since = now
         self.beacon_at = now
         self.left = False
@@ -210,8 +215,9 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
     @classmethod
     def host(cls, identity: Identity, store: Store, config: Any, name: str, cpu_seats: int, *, now: float,
              seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
-             timeouts: Timeouts = Timeouts()) -> Peer:
-        """Create a table (its first sequencer) with ``cpu_seats`` computer seats."""
+             timeouts: Timeouts = Timeouts(), deal: str = "open") -> Peer:
+        """Create a table (its first sequencer) with ``cpu_seats`` computer seats; ``deal``:
+        ``hidden`` (the members deal together, docs/hidden-hands.md) or ``open`` (from the seed)."""
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = peer._random_bytes(wire.ID_BYTES)
@@ -222,7 +228,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         peer._save_meta()
         peer._set_term(1, peer.key)
         peer._become_leader(noop=False)
-        peer._propose(["create", peer.name, config.to_dict(), cpu_seats])
+        peer._propose(["create", peer.name, config.to_dict(), cpu_seats, deal])
         peer._after()
         return peer
 
@@ -275,6 +281,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
             peer.seen.restore(bytes(k), int(top) + freshness.SAVE_STEP)
         if meta.get("nonce_table") == peer.table_id:
             peer.nonce = meta.get("nonce")
+        peer.side.seeds.update({k: bytes(v) for k, v in meta.items() if str(k).startswith("hseed/")})
         peer.stamps = freshness.Stamps(int(meta.get("stamp", 0) or 0))
         peer._start_incarnation(int(meta.get("incarnation", 0)) + 1)
         peer._save_meta()
@@ -316,9 +323,13 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
             self._event("refused", index=None, kind="act", reason=reason)
         else:
             assert seat is not None
+            payload = self._move_payload(seat, action)
+            if payload is None:
+                self._event("refused", index=None, kind="act", reason="your cards are not all open yet")
+                return self._finish()
             if self.table.seats[seat].controller == BOT and not self._queued("return"):
                 self._propose(["return", seat])
-            self._propose(["act", seat, action])
+            self._propose(payload)
         return self._finish()
 
     def leave(self, now: float) -> Output:
@@ -467,6 +478,9 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
             assert isinstance(msg, Join)
             self._on_asking(msg, addr, packet)
             return
+        if isinstance(msg, Secret):
+            self._on_secret(msg)
+            return
         if not packet.authentic():
             self._drop("forged")
             return
@@ -509,6 +523,22 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         elif isinstance(msg, Head):
             self._on_head(msg)
 
+    def _on_secret(self, msg: Secret) -> None:
+        """A member's ``SECRET``: opened here (only this member can), then to the hidden side."""
+        assert self.table_id is not None
+        try:
+            sender, item, _ = decode_secret(self.identity, self.table_id, msg.body)
+        except DeckError:
+            self._drop("secret")
+            return
+        self.heard[sender] = self.now
+        self.side.secret(self.table, sender, item, self.leader)
+
+    def _send_secret(self, to: bytes, item: Any) -> None:
+        assert self.table_id is not None
+        body = encode_secret(self.identity, self.table_id, to, item, self._random_bytes(24), self._stamp())
+        self._send(wire.frame(body, self.pass_key), self.addrs.get(to))
+
     # --- time ------------------------------------------------------------------------------------
     def _tick(self) -> None:
         if self.left:
@@ -537,6 +567,8 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         t = self.timeouts
         times = [self.now] if self.busy else []
         times += self._proof_deadlines()
+        if self.table.hidden is not None and self._caught_up() and self.side.waiting(self.table, self.leader):
+            times.append(self.side.asked_at + RESEND)
         if self.role == LEADER:
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from cardtable.ai.bots import Bot
     from cardtable.engine.shuffle import Stream
     from cardtable.p2p import freshness, lobby, seal
+    from cardtable.p2p.hidden.side import HiddenSide
     from cardtable.p2p.identity import Identity
     from cardtable.p2p.peer import Timeouts
     from cardtable.p2p.proposals import Own, Witnessed
@@ -150,12 +151,13 @@ class PeerState:
     started: bool
     busy: bool
     nonce: bytes | None
+    side: HiddenSide  # this machine's part of hidden hands (p2p/hidden/side.py)
     bots: dict[int, Bot]
     auto_bot: Bot | None
     asked_at: int  # the commit index at which this peer's own seat's bot was asked
     bots_asked_at: int  # ... and the computer players (sequencer)
     applied_at: float  # when the last committed entry was applied
-    stage: tuple[str, str]
+    stage: tuple[Any, ...]
     stage_since: float
     beacon_at: float
 
@@ -202,6 +204,9 @@ class PeerState:
         def _learn_addr(self, key: bytes, addr: Addr, direct: bool = True) -> None: ...
         def _freshness(self, key: bytes, stamp: int) -> str: ...
         def _propose(self, payload: list[Any]) -> None: ...
+        def _hidden_step(self) -> None: ...
+        def _send_secret(self, to: bytes, item: Any) -> None: ...
+        def _move_payload(self, seat: int, text: str) -> list[Any] | None: ...
         def _queued(self, kind: str) -> bool: ...
         def _sequence_queue(self) -> None: ...
         def _send_head(self) -> None: ...

@@ -15,8 +15,14 @@ from typing import Any
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.games import config_from_dict
-from cardtable.engine.match import Match
-from cardtable.p2p.wire import Entry, WireError, check_payload
+from cardtable.engine.match import Match, snapshot_digest
+from cardtable.engine.scout.actions import ScoutShow
+from cardtable.p2p.hidden import payloads
+from cardtable.p2p.hidden.bundles import read_bundle
+from cardtable.p2p.hidden.group import DeckError
+from cardtable.p2p.hidden.opening import PublicOpen
+from cardtable.p2p.hidden.round import COMMIT, DEAL, DONE, PLAY, REVEAL, HiddenRound, Move, table_points
+from cardtable.p2p.wire import HIDDEN_KINDS, Entry, WireError, check_payload
 
 HUMAN, BOT, CPU = "human", "bot", "cpu"
 LOBBY, SEEDING, PLAYING, OVER = "lobby", "seeding", "playing", "over"
@@ -63,6 +69,7 @@ class Roster:
     def __init__(self) -> None:
         self.table_id: bytes | None = None
         self.config: Any = None
+        self.deal = "open"
         self.name = ""
         self.owners: list[bytes | None] = []  # one per human seat
         self.members: dict[bytes, int] = {}  # key -> seat
@@ -147,6 +154,7 @@ class Roster:
         if humans < 1:
             return "a table needs at least one human seat", None
         self.table_id, self.config, self.name = table_id, config, payload[1]
+        self.deal = payload[4] if len(payload) > 4 else "open"
         self.owners = [author] + [None] * (humans - 1)
         self.members = {author: 0}
         self.open = humans > 1
@@ -166,6 +174,10 @@ class TableState:
         self.seed: bytes | None = None
         self.match: Match | None = None
         self.applied = 0
+        self.hidden: HiddenRound | None = None  # the round being dealt or played with hidden hands
+        self.audited: list[HiddenRound] = []  # hidden rounds done, audited (their cards are public)
+        self.accused: dict[bytes, bytes] = {}  # a member accused of withholding keys -> its accuser
+        self._points: tuple[bytes, ...] = ()
 
     # --- views -----------------------------------------------------------------------------------
     @property
@@ -196,6 +208,44 @@ class TableState:
         done = self.commits if self.stage == "commit" else self.reveals
         return [s for s in self.seeding_seats() if s not in done]
 
+    def hides(self) -> bool:
+        """Whether this table deals with hidden hands (``create``'s deal, SCOUT; docs/hidden-hands.md)."""
+        return self.roster.deal == "hidden" and self.config is not None and self.config.game == "scout"
+
+    def dealers(self) -> list[bytes]:
+        """The machines that deal the next round: the owners of the seats people play, seat order."""
+        return [seat.owner for seat in self.seats if seat.controller == HUMAN and seat.owner is not None]
+
+    def holder(self, seat: int, sequencer: bytes | None) -> bytes | None:
+        """The machine that holds ``seat``'s cards: its owner, or the sequencer for a computer player."""
+        s = self.seats[seat]
+        return s.owner if s.controller == HUMAN else sequencer
+
+    def learn(self, slot: int, card: int, bit: int) -> None:
+        """This machine has opened ``slot`` of the round (its own seat's card, or one it holds for a
+        computer player): the card goes into its view of the round (nobody else's)."""
+        h, match = self.hidden, self.match
+        where = h.position(slot) if h is not None and h.stage == PLAY else None
+        if where is None or match is None or h is None:
+            return
+        seat, pos = where
+        state: Any = match.state
+        if state.hands[seat][pos].up == 0:
+            state.learn(seat, pos, h.card(slot, card, bit, state.flipped[seat] is True))
+
+    def digest(self) -> str:
+        """The match's digest, over what every machine sees (with hidden hands a machine's view also
+        holds its own cards, so the full digest differs from machine to machine)."""
+        assert self.match is not None
+        data = self.match.snapshot()
+        if self.hides():
+            state = dict(data["state"])
+            state["hands"] = [[c if k else "?" for c, k in zip(h, known, strict=True)]
+                              for h, known in zip(state["hands"], state["known"], strict=True)]
+            state["set_aside"] = ["?"] * len(state["set_aside"])
+            data["state"] = state
+        return snapshot_digest(data)
+
     def bot_seats(self) -> list[int]:
         """Seats the sequencer plays: computer seats and seats taken over."""
         return [s for s, seat in enumerate(self.seats) if seat.controller != HUMAN]
@@ -219,6 +269,9 @@ class TableState:
             ok = self.phase == PLAYING and seat is not None and seat == payload[1] \
                 and self.seats[seat].controller == BOT
             return "" if ok else "that seat is not the author's to take back"
+        if kind in HIDDEN_KINDS:
+            ok = self.hidden is not None and author in self.roster.members
+            return "" if ok else "no hidden deal is under way"
         if kind == "act":
             target = payload[1]
             if self.phase != PLAYING or self.match is None:
@@ -229,6 +282,8 @@ class TableState:
                 action = self.match.parse_action(payload[2])
             except (ParseError, IllegalAction, ValueError) as err:
                 return str(err) or "not an action"
+            if self.hidden is not None:
+                return ""  # the cards decide; every machine checks it when it is applied
             if target not in self.match.actors() or action not in self.match.legal_actions(target):
                 return "not a legal action now"
             return ""
@@ -284,6 +339,7 @@ class TableState:
             self.seats[seat] = Seat(None, "")
             return ""
         self._to_cpu(seat)
+        self._void_for(entry.decoded.author, events)
         return ""
 
     def _evict(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -359,13 +415,30 @@ class TableState:
             assert self.table_id is not None
             nonces = b"".join(self.reveals[s] for s in sorted(self.reveals))
             self.seed = hashlib.sha256(SEED_DOMAIN + self.table_id + nonces).digest()
-            self.match = Match(self.config, self.seed)
             self.phase = PLAYING
+            if self.hides() and len(self.dealers()) > 1:
+                self._points = table_points(self.table_id, self.config.players)
+                self._begin_round(0, None)
+            else:
+                self.match = Match(self.config, self.seed)
 
     def _act(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        return self._move(entry, payload[1], payload[2], [], events)
+
+    def _keys(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        if len(payload) == 3:  # key bundles its receiver said were withheld, put in the log
+            if self.hidden is None:
+                return "no hidden deal is under way"
+            receiver, _ = payloads.read_logged_secret(payload)
+            if self.accused.get(entry.decoded.author) == receiver:
+                del self.accused[entry.decoded.author]
+            return ""
+        seat, text, opens = payloads.read_play(payload)
+        return self._move(entry, seat, text, opens, events)
+
+    def _move(self, entry: Entry, seat: int, text: str, opens: list[PublicOpen], events: list[Event]) -> str:
         if self.phase != PLAYING or self.match is None:
             return "no match is being played"
-        seat, text = payload[1], payload[2]
         if seat >= len(self.seats):
             return f"there is no seat {seat}"
         author = entry.decoded.author
@@ -373,13 +446,195 @@ class TableState:
         allowed = owner.owner == author if owner.controller == HUMAN else author == entry.sequencer
         if not allowed:
             return f"the author does not control seat {seat}"
+        h = self.hidden
         try:
-            events += self.match.apply(seat, text)
+            action = self.match.parse_action(text)
+            if h is not None:
+                if h.stage != PLAY:
+                    return "the cards are not dealt yet"
+                proven = h.check_opens(seat, action, opens)
+                if isinstance(proven, str):
+                    return proven
+                self._show_proven(seat, action, proven)
+                h.record.opens += [(author, o) for o in opens]
+            events += self.match.apply(seat, action)
         except (IllegalAction, ParseError) as err:
             return str(err) or type(err).__name__
+        if h is not None:
+            h.after(seat, action)
+            h.moves.append(Move(author, seat, text))
+            if self.match.state.is_over():
+                h.stage = REVEAL
+                events.append(Event("audit", None, "the round is over: every machine shows its seed "
+                                    "for the audit"))
         if self.match.is_over():
             self.phase = OVER
         return ""
+
+    def _show_proven(self, seat: int, action: Any, proven: dict[int, tuple[int, int]]) -> None:
+        """Put the cards a move shows, proven in public, into the view of the round (positions
+        of a Scout & Show's show count the scouted card, which is not in the hand yet)."""
+        h, match = self.hidden, self.match
+        assert h is not None and match is not None
+        state: Any = match.state
+        for pos, slot in h.shown_slots(seat, action):
+            if slot not in proven:
+                continue
+            card, bit = proven[slot]
+            h.public[slot] = card
+            at = pos - 1 if isinstance(action, ScoutShow) and pos > action.scout.pos else pos
+            state.learn(seat, at, h.card(slot, card, bit, state.flipped[seat] is True))
+
+    # --- hidden hands: the deal, the audit ------------------------------------------------------
+    def _begin_round(self, round_no: int, cards: list[int] | None) -> None:
+        """A hidden round's deal begins: the dealing members commit to their seeds."""
+        assert self.table_id is not None and self.seed is not None
+        if cards is None:
+            cards = list(range(len(self._points)))
+        self.hidden = HiddenRound(self.table_id, self.config, self.seed, round_no, self.dealers(), cards,
+                                  self._points)
+        self.accused = {}
+
+    def _deal(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        if self.hidden is None:
+            return "no hidden deal is under way"
+        return self.hidden.on_deal(entry.decoded.author, payloads.read_deal(payload))
+
+    def _deck(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        h = self.hidden
+        if h is None:
+            return "no hidden deal is under way"
+        reason = h.on_deck(entry.decoded.author, payloads.read_deck(payload))
+        if reason or h.stage != PLAY:
+            return reason
+        if self.match is None:
+            self.match = Match(self.config, h.seed, h.first_state())
+        else:
+            self.match.next_round(h.first_state())
+            events.append(Event("round_start", None, f"round {self.match.round_no + 1} dealt",
+                                round=self.match.round_no + 1))
+        events.append(Event("dealt", None, "the cards are dealt: each machine sees only its own hands"))
+        return ""
+
+    def _seed(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        h = self.hidden
+        if h is None:
+            return "no hidden deal is under way"
+        reason = h.on_seed(entry.decoded.author, payloads.read_seed(payload))
+        if reason or h.outcome is None:
+            return reason
+        assert self.match is not None
+        self.audited.append(h)
+        if h.outcome.faults:
+            names = {s.owner: s.name for s in self.seats if s.owner is not None}
+            for fault in h.outcome.faults[:1]:
+                text = fault.show(names) + ": the round is void and that seat goes to a computer player"
+                events.append(Event("fault", None, text, member=fault.member.hex(), code=fault.code))
+            named = self.seat_of(h.outcome.faults[0].member)
+            if named is not None:
+                self._to_cpu(named)
+            events += self.match.finish_round(None)
+        else:
+            events += self.match.finish_round(h.outcome.scores)
+        self._next_deal(h)
+        return ""
+
+    def _next_deal(self, done: HiddenRound | None) -> None:
+        """After a hidden round (audited, or void), deal the next one, if the match goes on."""
+        assert self.match is not None
+        if self.match.is_over():
+            self.phase, self.hidden = OVER, None
+            return
+        round_no = self.match.round_no if self.match.redeal else self.match.round_no + 1
+        cards = None
+        if self.config.players == 2 and round_no % 2 == 1 and done is not None:
+            cards = done.set_aside_cards()
+        self._begin_round(round_no, cards)
+
+    def holding_up(self) -> list[bytes]:
+        """Hidden hands: the members whose entry the round waits for now (a commitment, the next
+        step, a seed) or whom a holder accused of withholding keys, in seat order."""
+        h = self.hidden
+        if h is None:
+            return []
+        due: set[bytes] = set(self.accused)
+        if h.stage == COMMIT:
+            due |= {m for m in h.members if m not in h.record.commitments}
+        elif h.stage == DEAL:
+            due.add(h.members[h.spec.author(len(h.deal.digests))])
+        elif h.stage == REVEAL:
+            due |= {m for m in h.members if m not in h.record.reveals}
+        return [m for m in h.members if m in due]
+
+    def progress(self) -> tuple[Any, ...]:
+        """What changes whenever a hidden round moves on (the sequencer's patience starts again)."""
+        h = self.hidden
+        if h is None:
+            return ()
+        return (h.round_no, h.stage, len(h.record.commitments), len(h.deal.digests), len(h.record.reveals),
+                tuple(self.accused))
+
+    def _fault(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        """A holder accuses a member of withholding its keys (it must then put them in the log), or
+        shows a key that does not open its card (the round stops for the audit); the sequencer
+        names a member that holds the round up past the timeout (it loses its seat, the round is void)."""
+        h = self.hidden
+        if h is None:
+            return "no hidden deal is under way"
+        f = payloads.read_fault(payload)
+        author = entry.decoded.author
+        if f.round_no != h.round_no or f.accused not in h.members or f.accused == author:
+            return "not a member of this round's deal"
+        if f.code == "withheld" and author == entry.sequencer and isinstance(f.detail, int):
+            if f.accused not in self.holding_up():
+                return "that member holds nothing up"
+            names = {s.owner: s.name for s in self.seats if s.owner is not None}
+            name = names.get(f.accused, "?")
+            text = (f"{name} (key {f.accused.hex()[:8]}) held the round up: the round is void and that "
+                    "seat goes to a computer player")
+            events.append(Event("fault", None, text, member=f.accused.hex(), code="withheld"))
+            self.accused.clear()
+            seat = self.seat_of(f.accused)
+            if seat is not None:
+                self._to_cpu(seat)
+            self._void_for(f.accused, events)
+            return ""
+        evidence = f.code == "key" and h.stage == REVEAL and bool(h.record.evidence)
+        if (h.stage != PLAY and not evidence) or author not in self.roster.members:
+            return "no cards are in play"
+        if f.code == "withheld":
+            self.accused.setdefault(f.accused, author)
+            events.append(Event("accused", None, "a player waits for keys from another machine, which must "
+                                "now put them in the log", member=f.accused.hex()))
+            return ""
+        if f.code == "key" and isinstance(f.detail, bytes):
+            try:
+                bundle = read_bundle(f.detail)
+            except DeckError as err:
+                return str(err)
+            if (bundle.sender, bundle.receiver, bundle.round_no) != (f.accused, author, h.round_no):
+                return "the evidence is not a bundle of the accused to the accuser"
+            h.record.evidence.append((author, bundle))
+            if h.stage == PLAY:
+                h.stage = REVEAL
+                events.append(Event("audit", None, "a card did not open with its keys: the round stops and "
+                                    "every machine shows its seed for the audit"))
+            return ""
+        return "not a fault a member reports"
+
+    def _void_for(self, owner: bytes | None, events: list[Event]) -> None:
+        """Hidden hands: ``owner`` (a dealing member) no longer plays its seat. Its keys are gone
+        with it, so the round is void and dealt again by the members left (docs/hidden-hands.md)."""
+        h = self.hidden
+        if h is None or owner not in h.members or h.stage == DONE:
+            return
+        if self.match is None:
+            self._begin_round(0, None)
+        elif self.match.awaiting:  # the next round's deal: begin it again without it
+            self._begin_round(h.round_no, list(h.spec.cards))
+        else:
+            events += self.match.finish_round(None)
+            self._next_deal(None)
 
     def _takeover(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         seat = payload[1]
@@ -390,6 +645,7 @@ class TableState:
         if not ok:
             return "that seat cannot be taken over"
         self.seats[seat].controller = BOT
+        self._void_for(self.seats[seat].owner, events)
         return ""
 
     def _return(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -412,4 +668,10 @@ def _summary(payload: list[Any]) -> str:
         return kind
     if kind == "create" and len(payload) > 2 and isinstance(payload[2], dict):
         return f"create {payload[1]!s} ({payload[2].get('game')})"
+    if kind == "keys" and len(payload) == 4:
+        return f"act {payload[1]} {payload[2]} (with proofs)"
+    if kind == "deck" and len(payload) > 2:
+        return f"deck step {payload[2]}"
+    if kind in HIDDEN_KINDS:
+        return kind
     return " ".join(str(x) for x in payload)[:80]

@@ -12,7 +12,10 @@ sequencer and the member (``Identity.pair_key``) and bound to the table (``heart
 Wire 4 chains the log: a sequencer signs each entry's chain hash (``chain_hash``: the entry and
 the chain hash before it), ``APPEND_OK``, ``VOTE_ASK`` and heartbeats carry chain hashes, and
 ``HEAD`` carries a member's head (and witnesses: ``Witness``, ``equivocation``) to another
-member. Type 12 and the payload kinds ``RESERVED_KINDS`` are reserved for hidden hands.
+member. Wire 5 adds hidden hands (docs/hidden-hands.md): ``SECRET`` (type 12, member to member,
+sealed with the pair key of the two; ``Secret``) and the log payloads ``deal``, ``deck``, ``keys``,
+``seed`` and ``fault`` (``HIDDEN_KINDS``), and a fifth ``create`` field, the deal (``open`` or
+``hidden``).
 Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
 it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
 first.
@@ -31,7 +34,7 @@ from cardtable.p2p import seal
 from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
-VERSION = 4
+VERSION = 5
 FLAG_SEALED = 2
 HEAD_BYTES = 4
 MAX_DATAGRAM = 1200
@@ -47,9 +50,9 @@ MAX_INT = 2**63 - 1
 
 BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT, PROBE, HEAD = range(1, 12)
 SECRET = 12
-"""Reserved for hidden hands (a later wire 4 feature): not decoded yet, dropped as ``unknown type``."""
-RESERVED_KINDS = ("deal", "deck", "keys", "seed", "fault")
-"""Log payload kinds reserved for hidden hands: refused as ``malformed`` until then."""
+HIDDEN_KINDS = ("deal", "deck", "keys", "seed", "fault")
+"""Log payload kinds of hidden hands (checked by ``p2p/hidden/payloads.py``)."""
+DEALS = ("open", "hidden")
 NONCE_BYTES = 16
 MAX_WITNESSES = 2
 GENESIS = bytes(HASH_BYTES)
@@ -230,7 +233,8 @@ def _seat(value: Any) -> int:
 
 
 _PAYLOADS: dict[str, tuple[int, Any]] = {
-    "create": (4, lambda p: (_str(p[1], MAX_NAME), _config(p[2]), _int(p[3], 0, MAX_SEATS))),
+    "create": (5, lambda p: (_str(p[1], MAX_NAME), _config(p[2]), _int(p[3], 0, MAX_SEATS),
+                             _deal_mode(p[4]))),
     "join": (2, lambda p: _str(p[1], MAX_NAME)),
     "commit": (2, lambda p: _bytes(p[1], HASH_BYTES)),
     "reveal": (2, lambda p: _bytes(p[1], HASH_BYTES)),
@@ -244,9 +248,32 @@ _PAYLOADS: dict[str, tuple[int, Any]] = {
 }
 
 
+def _deal_mode(value: Any) -> str:
+    if value not in DEALS:
+        raise WireError("malformed")
+    return str(value)
+
+
+def _hidden(payload: list[Any]) -> None:
+    from cardtable.p2p.hidden import payloads
+    from cardtable.p2p.hidden.group import DeckError
+
+    try:
+        payloads.read_any(payload)
+    except DeckError:
+        raise WireError("malformed") from None
+
+
 def check_payload(payload: list[Any]) -> None:
-    """Raise ``WireError`` unless ``payload`` is one of the documented payloads."""
-    spec = _PAYLOADS.get(payload[0]) if payload and isinstance(payload[0], str) else None
+    """Raise ``WireError`` unless ``payload`` is one of the documented payloads (a ``create``
+    written before wire 5 has no deal field: it deals open)."""
+    kind = payload[0] if payload and isinstance(payload[0], str) else None
+    if kind in HIDDEN_KINDS:
+        _hidden(payload)
+        return
+    spec = _PAYLOADS.get(kind) if kind else None
+    if spec is not None and kind == "create" and len(payload) == 4:
+        payload = [*payload, "open"]
     if spec is None or len(payload) != spec[0]:
         raise WireError("malformed")
     spec[1](payload)
@@ -496,7 +523,18 @@ class Head:
     witnesses: tuple[Witness, ...]
 
 
-Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect | Probe | Head
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A ``SECRET`` from ``key`` to ``receiver``: ``body`` is opened by the receiver alone
+    (``p2p/hidden/bundles.decode_secret``); no signature, the pair key authenticates it."""
+
+    table_id: bytes
+    key: bytes
+    receiver: bytes
+    body: bytes
+
+
+Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect | Probe | Head | Secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,8 +547,9 @@ class Packet:
     stamp: int = 0
 
     def authentic(self) -> bool:
-        """The signature holds (a ``Heartbeat`` has none: see ``Heartbeat.authentic``)."""
-        return not isinstance(self.msg, Heartbeat) and verify(self.msg.key, self.signed, self.sig)
+        """The signature holds (a ``Heartbeat`` or a ``Secret`` has none: see ``Heartbeat.authentic``
+        and ``Secret``)."""
+        return not isinstance(self.msg, (Heartbeat, Secret)) and verify(self.msg.key, self.signed, self.sig)
 
 
 def _addr(raw: Any) -> tuple[bytes, str, int]:
@@ -565,8 +604,13 @@ def _decode(data: bytes, key: seal.Seal | None) -> Packet:
     if not isinstance(body, list) or not body or type(body[0]) is not int:
         raise WireError("malformed")
     kind = body[0]
-    if not BEACON <= kind <= HEAD:
+    if not BEACON <= kind <= SECRET:
         raise WireError("unknown type")
+    if kind == SECRET:
+        _list(body, 7, 7)
+        secret = Secret(_bytes(body[1], ID_BYTES), _bytes(body[2], KEY_BYTES), _bytes(body[3], KEY_BYTES),
+                        unframe(bytes(data), key))
+        return Packet(secret, b"", b"")
     if kind == HEARTBEAT:
         _list(body, 8, 8)
         mac = _bytes(body[7], TAG_BYTES)

@@ -27,7 +27,7 @@ class Card(NamedTuple):
     down: int
 
     def __str__(self) -> str:
-        return f"{self.up}/{self.down}"
+        return f"{self.up}/{self.down}" if self.up else "?"
 
     @property
     def pair(self) -> tuple[int, int]:
@@ -37,6 +37,10 @@ class Card(NamedTuple):
     def turned(self) -> Card:
         """The same card the other way up."""
         return Card(self.down, self.up)
+
+
+UNKNOWN = Card(0, 0)
+"""A card of another seat's hand that this machine cannot see (hidden hands), written ``?``."""
 
 
 def parse_card(text: str) -> Card:

@@ -36,7 +36,7 @@ from cardtable.engine.match import snapshot_digest
 from cardtable.engine.shuffle import Stream
 
 from .actions import FLIP, KEEP, PASS, Action, Pass, Scout, ScoutShow, Show, TurnChoice
-from .cards import Card, deck_in_play, parse_card
+from .cards import UNKNOWN, Card, deck_in_play, parse_card
 from .config import Config
 
 TWO_PLAYER_CHIPS = 3
@@ -110,25 +110,33 @@ def describe_show(cards: Sequence[Card]) -> str:
     return f"{values} ({'set' if s[1] else 'run'} of {s[0]})"
 
 
-def new_round(config: Config, seed: bytes, round_no: int) -> State:
-    """Deal round ``round_no`` (0-based) of a match with this config and seed."""
+def new_round(config: Config, seed: bytes, round_no: int,
+              dealt: Sequence[Card] | None = None) -> State:
+    """Deal round ``round_no`` (0-based) of a match with this config and seed; or, with ``dealt``,
+    deal those cards in that order (hidden hands: ``UNKNOWN`` where this machine cannot see the
+    card; the first half only with two players in round 0, the rest set aside)."""
     if not isinstance(config, Config):
         raise ParseError("new_round needs a SCOUT Config")
     if type(round_no) is not int or round_no < 0:
         raise ParseError(f"bad round number {round_no!r}")
     seed = bytes(seed)
     n = config.players
-    deal_round = round_no - round_no % 2 if n == 2 else round_no
-    pairs = Stream(seed, f"scout/round/{deal_round}/deal").shuffle(deck_in_play(n))
-    orient = Stream(seed, f"scout/round/{deal_round}/orient")
-    deck = [Card(a, b) if orient.below(2) == 0 else Card(b, a) for a, b in pairs]
     set_aside: list[Card] = []
-    if n == 2:
-        half = len(deck) // 2
-        if round_no % 2 == 0:
-            deck, set_aside = deck[:half], deck[half:]
-        else:
-            deck, set_aside = deck[half:], deck[:half]
+    if dealt is not None:
+        deck = list(dealt)
+        if n == 2 and len(deck) == len(deck_in_play(n)):
+            deck, set_aside = deck[: len(deck) // 2], deck[len(deck) // 2 :]
+    else:
+        deal_round = round_no - round_no % 2 if n == 2 else round_no
+        pairs = Stream(seed, f"scout/round/{deal_round}/deal").shuffle(deck_in_play(n))
+        orient = Stream(seed, f"scout/round/{deal_round}/orient")
+        deck = [Card(a, b) if orient.below(2) == 0 else Card(b, a) for a, b in pairs]
+        if n == 2:
+            half = len(deck) // 2
+            if round_no % 2 == 0:
+                deck, set_aside = deck[:half], deck[half:]
+            else:
+                deck, set_aside = deck[half:], deck[:half]
     start = round_no % n
     hands: list[list[Card]] = [[] for _ in range(n)]
     for i, card in enumerate(deck):
@@ -150,6 +158,7 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
     state.scout_show = [n > 2] * n
     state.set_aside = set_aside
     state.exempt = None
+    state.hidden = dealt is not None
     state._legal = {}
     return state
 
@@ -166,6 +175,7 @@ class State:
         "exempt",
         "flipped",
         "hands",
+        "hidden",
         "known",
         "owner",
         "phase",
@@ -193,6 +203,7 @@ class State:
     scout_show: list[bool]
     set_aside: list[Card]
     exempt: int | None  # the seat that ended the round by the "nobody beat it" rule
+    hidden: bool  # hidden hands: the round never looks at a card its view may not know
     _legal: dict[int, list[Action]]
 
     # --- queries ----------------------------------------------------------------------
@@ -239,6 +250,8 @@ class State:
             return []
         if self.phase != "play" or seat != self.turn:
             return []
+        if self.stuck(seat):
+            return [PASS]
         out = self._moves(seat)
         if self.config.voluntary_pass:
             out.append(PASS)
@@ -271,10 +284,27 @@ class State:
         return out
 
     def _can_act(self, seat: int) -> bool:
-        """Whether ``seat``, to move in the play phase, has any legal action (cheap)."""
+        """Whether ``seat``, to move in the play phase, has any legal action (cheap). Under hidden
+        hands this may depend on cards other machines cannot see, so the round goes on and the
+        seat's own machine answers ``pass`` when it cannot show (``stuck``; the audit checks it)."""
         if self.active and (self.players > 2 or self.chips[seat] > 0):
             return True
+        return self.hidden or self._shows_any(seat)
+
+    def _shows_any(self, seat: int) -> bool:
         return bool(spans([c.up for c in self.hands[seat]], strength([c.up for c in self.active])))
+
+    def stuck(self, seat: int) -> bool:
+        """Hidden hands, two players: ``seat``, out of Scout chips, cannot beat the active set (it
+        then passes, which ends the round as the rule does); trusted unless its hand is known."""
+        if not (self.hidden and self.players == 2 and self.active and self.chips[seat] == 0):
+            return False
+        return UNKNOWN in self.hands[seat] or not self._shows_any(seat)
+
+    def learn(self, seat: int, pos: int, card: Card) -> None:
+        """Hidden hands: the card at ``pos`` of ``seat``'s hand is ``card`` (as it lies now)."""
+        self.hands[seat][pos] = card
+        self._legal.clear()
 
     def round_scores(self) -> list[int]:
         """+1 per captured card, +1 per Scout chip, -1 per card in hand (not for the exempt seat)."""
@@ -374,7 +404,7 @@ class State:
         if seat != self.turn:
             return f"it is seat {self.turn}'s turn"
         if isinstance(action, Pass):
-            if not self.config.voluntary_pass:
+            if not self.config.voluntary_pass and not self.stuck(seat):
                 return "there is no pass (only two players with the option voluntary_pass)"
             return None
         hand = self.hands[seat]
@@ -666,5 +696,6 @@ def _load(data: Any) -> State:
     state.scout_show = list(scout_show)
     state.set_aside = set_aside
     state.exempt = exempt
+    state.hidden = False
     state._legal = {}
     return state

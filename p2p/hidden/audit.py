@@ -6,8 +6,8 @@ log: the first step that differs is pinned on its author (the later ones were bu
 are not blamed; a deal with a wrong step is void, so no later cheat in it matters). The checks run
 in this order, and the first fault is the one the table names (every peer finds the same, from the
 same log): reveals (withheld, or not matching the commitment), escrow commitments, the steps of
-each deal in order, key bundles a holder presented as evidence (a wrong key names its sender; a
-right key in a deal that checks out names the accuser), public openings (a card a slot does not
+each deal in order, key bundles a holder presented as evidence (a wrong key names its sender; when
+every bundle shown is right, in a deal that checks out, the accuser is named), public openings (a card a slot does not
 hold).
 """
 
@@ -144,13 +144,16 @@ def audit(record: RoundRecord, card_points: Sequence[bytes]) -> AuditReport:
                 cards[slot] = card
                 orients[slot] = orientation(record.table_id, slot, combined)
                 good_slots.add(slot)
+    blamed = False  # a holder cannot tell whose key is wrong: it shows every bundle of the slot
     for accuser, bundle in record.evidence:
         wrong = [slot for slot, key in bundle.items
                  if bundle.sender in seeds and keys.get((bundle.sender, slot)) not in (None, key)]
-        unknown = [slot for slot, _ in bundle.items if (bundle.sender, slot) not in keys]
         if wrong:
+            blamed = True
             faults.append(Fault(bundle.sender, "key", f"sent a wrong key for slot {wrong[0]}", slot=wrong[0]))
-        elif bundle.sender in seeds and not unknown and all(s in good_slots for s, _ in bundle.items):
+    for accuser, bundle in record.evidence[:1] if not blamed else []:
+        unknown = [slot for slot, _ in bundle.items if (bundle.sender, slot) not in keys]
+        if bundle.sender in seeds and not unknown and all(s in good_slots for s, _ in bundle.items):
             slot = bundle.items[0][0]
             faults.append(Fault(accuser, "accuse", f"blamed a right key for slot {slot}", slot=slot))
     slot_points = {deal.spec.first_slot + i: p for deal in record.deals if deal.complete

@@ -188,3 +188,14 @@ def read_fault(payload: Any) -> FaultEntry:
     if type(detail) is int:
         _int(detail, 2**16)
     return FaultEntry(_int(p[1], MAX_ROUND), _bytes(p[2], 32), p[3], detail)
+
+
+def read_any(payload: Any) -> Any:
+    """Any hidden-hands payload, read by the reader of its kind and shape; a DeckError otherwise."""
+    kind = payload[0] if type(payload) is list and payload else None
+    if kind == "keys":
+        return read_play(payload) if len(payload) == 4 else read_logged_secret(payload)
+    reader = {"deal": read_deal, "deck": read_deck, "seed": read_seed, "fault": read_fault}.get(str(kind))
+    if reader is None:
+        raise DeckError("not a hidden-hands payload")
+    return reader(payload)

@@ -125,12 +125,25 @@ def test_an_entry_signature_covers_the_chain_before_it_and_two_make_a_proof() ->
     assert not wire.equivocation(TID, a, bad)  # a witness needs the sequencer's signature
 
 
-def test_the_numbers_and_kinds_reserved_for_hidden_hands_are_refused() -> None:
+def test_a_secret_decodes_to_its_sender_and_receiver_and_hidden_payloads_are_checked() -> None:
+    from cardtable.p2p.hidden.bundles import Want, encode_secret
+    from cardtable.p2p.identity import Identity
+
+    other = Identity.generate()
+    body = encode_secret(ME, TID, other.key, Want(0, -1, (3,)), b"n" * 24, 5)
+    msg = wire.decode(wire.frame(body, None), None).msg
+    assert isinstance(msg, wire.Secret) and (msg.key, msg.receiver, msg.body) == (ME.key, other.key, body)
+    with pytest.raises(WireError, match="malformed"):  # a secret is seven fields
+        wire.decode(wire.frame(wire.pack([wire.SECRET, TID, ME.key]), None), None)
     with pytest.raises(WireError, match="unknown type"):
-        wire.decode(wire.encode(wire.SECRET, [TID, ME.key, 1], ME.sign, None), None)
-    for kind in wire.RESERVED_KINDS:
+        wire.decode(wire.frame(wire.pack([wire.SECRET + 1, TID, ME.key]), None), None)
+    wire.check_payload(["seed", 0, b"s" * 32])
+    wire.check_payload(["create", "t", {"game": "scout", "players": 2}, 0, "hidden"])
+    for bad in (["seed", 1], ["deck", 0, 1, b"x"], ["keys", 1, "show:0", b"y" * 3],
+                ["fault", 0, b"k" * 32, "no", 0],
+                ["create", "t", {"game": "scout", "players": 2}, 0, "peek"]):
         with pytest.raises(WireError, match="malformed"):
-            wire.check_payload([kind, 1])
+            wire.check_payload(bad)
 
 
 def test_framing_errors_have_reasons() -> None:

@@ -1,0 +1,311 @@
+"""One machine's private part of hidden hands: its seed for each deal, its steps, the keys it sends
+and receives, the cards it opens (docs/hidden-hands.md). Sans-I/O.
+
+The peer calls ``logged`` with each committed hidden-hands entry, ``secret`` with each ``SECRET``
+that reaches it, and ``step`` when it is caught up with the log (and on its resend timer); ``step``
+returns the payloads to propose and the items to send, member by member. Cards this machine opens
+go into its table's view (``TableState.learn``). Nothing here changes what the log holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardtable.p2p.hidden import payloads
+from cardtable.p2p.hidden.bundles import (
+    Bundle,
+    Content,
+    StepChunk,
+    Want,
+    bundles_for,
+    decode_secret,
+    encode_secret,
+)
+from cardtable.p2p.hidden.dealing import Dealing, Propose, Send
+from cardtable.p2p.hidden.group import DeckError
+from cardtable.p2p.hidden.member import commitment, new_seed
+from cardtable.p2p.hidden.opening import KeyRing, PublicOpen, orientation
+from cardtable.p2p.hidden.round import COMMIT, DEAL, PLAY, REVEAL, HiddenRound
+from cardtable.p2p.identity import Identity
+
+RESEND = 0.5  # seconds between asking again for what has not come (steps, keys)
+
+
+@dataclass
+class Todo:
+    """What ``step`` asks of the peer."""
+
+    propose: list[list[Any]] = field(default_factory=list)
+    send: list[tuple[bytes, Content]] = field(default_factory=list)
+
+
+class HiddenSide:
+    """This machine's secrets and keys for the table's hidden rounds."""
+
+    def __init__(self, identity: Identity, random_bytes: Callable[[int], bytes],
+                 seeds: dict[str, bytes], save_seed: Callable[[str, bytes], None]) -> None:
+        self.identity = identity
+        self.key = identity.key
+        self.random_bytes = random_bytes
+        self.seeds = seeds  # the store's, by deal name: a restart deals and opens as before
+        self.save_seed = save_seed
+        self.round: HiddenRound | None = None
+        self.dealing: Dealing | None = None
+        self.ring = KeyRing(())
+        self.sent: set[tuple[int, bytes]] = set()
+        self.outbox = Todo()
+        self.proposed: set[str] = set()  # "deal", "seed": proposed for this round (the queue resends)
+        self.opened: set[int] = set()
+        self.wrong: set[int] = set()  # slots whose keys did not open them to a card
+        self.bundles: dict[tuple[int, bytes], Bundle] = {}  # (slot, sender) -> the bundle it came in
+        self.since: float | None = None  # when this machine first waited for the round's keys
+        self.asked_at = float("-inf")
+
+    # --- following the rounds --------------------------------------------------------------------
+    def _follow(self, h: HiddenRound, now: float | None = None) -> None:
+        if self.round is not h:
+            self.round, self.dealing, self.ring, self.sent = h, None, KeyRing(h.members), set()
+            self.outbox, self.proposed, self.opened, self.wrong = Todo(), set(), set(), set()
+            self.bundles, self.since = {}, None
+            if now is not None:
+                self.asked_at = now
+
+    def _name(self, h: HiddenRound) -> str:
+        """A deal's name in the store: its round and its dealers (a round dealt again after a
+        member left is another deal, with fresh seeds)."""
+        return "hseed/" + hashlib.sha256(h.round_no.to_bytes(4, "big") + b"".join(h.members)).hexdigest()[:24]
+
+    def seed_for(self, h: HiddenRound) -> bytes:
+        name = self._name(h)
+        if name not in self.seeds:
+            self.seeds[name] = new_seed(self.random_bytes(64))
+            self.save_seed(name, self.seeds[name])  # in the store before its commitment is proposed
+        return self.seeds[name]
+
+    def logged(self, h: HiddenRound | None, payload: list[Any]) -> None:
+        """A committed ``deck`` entry of the round, or key bundles put in the log for this machine."""
+        if h is None:
+            return
+        self._follow(h)
+        if payload[0] == "deck" and self.dealing is not None:
+            self._take(self.dealing.on_logged(payload))
+        elif payload[0] == "keys" and len(payload) == 3:
+            receiver, body = payloads.read_logged_secret(payload)
+            if receiver == self.key:
+                try:
+                    sender, item, _ = decode_secret(self.identity, h.table_id, body)
+                except DeckError:
+                    return
+                self._put(h, sender, item)
+
+    def _put(self, h: HiddenRound, sender: bytes, item: Content) -> None:
+        if isinstance(item, Bundle) and item.round_no == h.round_no and sender in h.members:
+            for slot, key in item.items:
+                if 0 <= slot < h.spec.size:
+                    self.ring.put(slot, sender, key)
+                    self.bundles[slot, sender] = item
+
+    def _take(self, outs: list[Any]) -> None:
+        for out in outs:
+            if isinstance(out, Propose):
+                self.outbox.propose.append(out.payload)
+            elif isinstance(out, Send):
+                self.outbox.send.append((out.to, out.item))
+
+    # --- what to do now --------------------------------------------------------------------------
+    def step(self, table: Any, sequencer: bytes | None, now: float, patience: float = 10.0) -> Todo:
+        """What this machine proposes and sends now, the table being caught up with the log.
+        ``patience``: how long it waits for keys before it accuses their sender in the log."""
+        h: HiddenRound | None = table.hidden
+        if h is None:
+            return Todo()
+        self._follow(h, now)
+        dealer = self.key in h.members
+        if dealer and h.stage == COMMIT and "deal" not in self.proposed:
+            self.proposed.add("deal")
+            mine = commitment(h.table_id, h.round_no, self.key, self.seed_for(h))
+            self.outbox.propose.append(payloads.deal_payload(payloads.DealEntry(h.round_no, mine, [], [])))
+        if dealer and h.stage in (DEAL, PLAY, REVEAL) and self.dealing is None:
+            self.dealing = Dealing(h.spec, self.key, self.seed_for(h), h.points)
+            self._take(self.dealing.start())
+            self._catch_up(h, self.dealing)
+        if h.stage == PLAY:
+            if dealer:
+                self._send_keys(table, h, sequencer)
+                if table.accused.get(self.key) is not None and "answer" not in self.proposed:
+                    self.proposed.add("answer")
+                    self._answer_in_log(table, h, sequencer, table.accused[self.key])
+            self._open(table, h, sequencer)
+            self._accuse(table, h, sequencer, now, patience)
+        if dealer and h.stage == REVEAL and "seed" not in self.proposed:
+            self.proposed.add("seed")
+            reveal = payloads.SeedEntry(h.round_no, self.seed_for(h), None)
+            self.outbox.propose.append(payloads.seed_payload(reveal))
+        if now >= self.asked_at + RESEND:
+            self.asked_at = now
+            self._ask_again(table, h, sequencer)
+        out, self.outbox = self.outbox, Todo()
+        out.propose = [p for p in out.propose if _still_due(h, self.key, p)]
+        return out
+
+    def _catch_up(self, h: HiddenRound, dealing: Dealing) -> None:
+        """Feed a new ``Dealing`` what the log already holds of the deal, step by step."""
+        for t, digest in enumerate(list(h.deal.digests)):
+            if t in h.chunks:
+                for chunk in h.chunks[t]:
+                    self._take(dealing.on_logged(["deck", 0, t, chunk.first, b"".join(chunk.points)]))
+            else:
+                self._take(dealing.on_logged(["deck", 0, t, digest]))
+        for chunk in h.chunks.get(len(h.deal.digests), []):
+            self._take(dealing.on_logged(["deck", 0, chunk.step, chunk.first, b"".join(chunk.points)]))
+
+    def _held(self, table: Any, h: HiddenRound, sequencer: bytes | None, holder: bytes) -> list[int]:
+        """The slots in the hands of the seats ``holder`` holds."""
+        return [slot for seat, hand in enumerate(h.hands) if table.holder(seat, sequencer) == holder
+                for slot in hand if slot not in h.public]
+
+    def _send_keys(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
+        """My key for every slot in a hand held by another machine, once to each holder."""
+        assert self.dealing is not None
+        by_holder: dict[bytes, list[tuple[int, bytes]]] = {}
+        for seat, hand in enumerate(h.hands):
+            holder = table.holder(seat, sequencer)
+            if holder is None or holder == self.key:
+                continue
+            for slot in hand:
+                if slot not in h.public and (slot, holder) not in self.sent:
+                    self.sent.add((slot, holder))
+                    by_holder.setdefault(holder, []).append((slot, self.dealing.layer.keys[slot]))
+        for holder, items in by_holder.items():
+            for bundle in bundles_for(self.identity, h.table_id, h.round_no, holder, items):
+                self.outbox.send.append((holder, bundle))
+
+    def _open(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
+        """Open every slot of the hands this machine holds whose keys are all in."""
+        if self.dealing is not None:
+            for slot in range(h.spec.size):
+                self.ring.put(slot, self.key, self.dealing.layer.keys[slot])
+        for slot in self._held(table, h, sequencer, self.key):
+            if slot in self.opened or self.ring.missing(slot):
+                continue
+            self.opened.add(slot)
+            try:
+                card = self.ring.open(slot, h.slot_point(slot), h.lookup)
+            except DeckError:
+                self.wrong.add(slot)  # a wrong key: shown in the log, the audit names its sender
+                continue
+            table.learn(slot, card, orientation(h.table_id, slot, self.ring.combined(slot)))
+
+    def _answer_in_log(self, table: Any, h: HiddenRound, sequencer: bytes | None, accuser: bytes) -> None:
+        """Accused of withholding keys: put them in the log, sealed for the accuser."""
+        if self.dealing is None:
+            return
+        items = [(s, self.dealing.layer.keys[s]) for s in self._held(table, h, sequencer, accuser)]
+        for bundle in bundles_for(self.identity, h.table_id, h.round_no, accuser, items):
+            body = encode_secret(self.identity, h.table_id, accuser, bundle, self.random_bytes(24), 1)
+            self.outbox.propose.append(payloads.logged_secret_payload(accuser, body))
+
+    def _accuse(self, table: Any, h: HiddenRound, sequencer: bytes | None, now: float,
+                patience: float) -> None:
+        """Keys still missing ``patience`` seconds into the round: say in the log whose (once), or, if
+        they came and do not open the card, show their bundle (the round stops for the audit)."""
+        if self.since is None:
+            self.since = now
+        held = self._held(table, h, sequencer, self.key)
+        for slot in held:
+            if slot in self.wrong and "key" not in self.proposed:
+                self.proposed.add("key")  # whose key is wrong only the seeds tell: show every bundle
+                for member in h.members:
+                    bundle = self.bundles.get((slot, member))
+                    if bundle is not None and member != self.key:
+                        self.outbox.propose.append(payloads.fault_payload(
+                            payloads.FaultEntry(h.round_no, member, "key", bundle.wire())))
+                return
+        if now < self.since + patience or "withheld" in self.proposed:
+            return
+        late = [m for m in h.members if m != self.key and any(m in self.ring.missing(s) for s in held)]
+        if late:
+            self.proposed.add("withheld")
+            fault = payloads.FaultEntry(h.round_no, late[0], "withheld", 0)
+            self.outbox.propose.append(payloads.fault_payload(fault))
+
+    def proofs(self, h: HiddenRound, seat: int, action: Any) -> list[PublicOpen] | None:
+        """The public proofs of the cards ``action`` shows (None: a card is not open here yet)."""
+        out = []
+        for _, slot in h.shown_slots(seat, action):
+            if slot in h.public:
+                continue
+            if self.ring.missing(slot):
+                return None
+            card = self.ring.open(slot, h.slot_point(slot), h.lookup)
+            out.append(self.ring.proof(slot, card))
+        return out
+
+    def knows_hand(self, table: Any, seat: int) -> bool:
+        """Every card of ``seat``'s hand is open on this machine (it may act for the seat)."""
+        match = table.match
+        return match is not None and all(c.up for c in match.state.hands[seat])
+
+    def waiting(self, table: Any, sequencer: bytes | None) -> bool:
+        """Something this machine needs has not come: a step before its own, or keys of its hands."""
+        h: HiddenRound | None = table.hidden
+        if h is None or h is not self.round:
+            return False
+        if h.stage == DEAL:
+            return self.dealing is not None and self.dealing.want() is not None
+        if h.stage != PLAY:
+            return False
+        held = self._held(table, h, sequencer, self.key)
+        return any(self.ring.missing(s) for s in held if s not in self.opened)
+
+    def _ask_again(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
+        if self.dealing is not None and h.stage == DEAL:
+            want = self.dealing.want()
+            if want is not None:
+                self.outbox.send.append(want)
+        if h.stage != PLAY:
+            return
+        slots = self._held(table, h, sequencer, self.key)
+        for member in h.members:
+            if member == self.key:
+                continue
+            missing = tuple(s for s in slots if member in self.ring.missing(s))
+            for i in range(0, len(missing), 64):
+                self.outbox.send.append((member, Want(0, -1, missing[i:i + 64])))
+
+    # --- what reaches this machine ---------------------------------------------------------------
+    def secret(self, table: Any, sender: bytes, item: Content, sequencer: bytes | None) -> None:
+        """A ``SECRET`` from a member, opened."""
+        h: HiddenRound | None = table.hidden
+        if h is None:
+            return
+        self._follow(h)
+        if isinstance(item, Bundle):
+            self._put(h, sender, item)
+        elif isinstance(item, StepChunk):
+            if self.dealing is not None:
+                self._take(self.dealing.on_chunk(item))
+        elif item.step == -1:
+            if self.dealing is not None and h.stage == PLAY:
+                held = set(self._held(table, h, sequencer, sender))
+                items = [(s, self.dealing.layer.keys[s]) for s in item.slots if s in held]
+                for bundle in bundles_for(self.identity, h.table_id, h.round_no, sender, items):
+                    self.outbox.send.append((sender, bundle))
+        elif self.dealing is not None:
+            self._take(self.dealing.on_want(item))
+
+
+def _still_due(h: HiddenRound, me: bytes, payload: list[Any]) -> bool:
+    """A proposal from an earlier call that the log has not made pointless since."""
+    if payload[0] == "deal":
+        return h.stage == COMMIT and me not in h.record.commitments
+    if payload[0] == "seed":
+        return h.stage == REVEAL and me not in h.record.reveals
+    if payload[0] == "deck":
+        step = payload[2]
+        in_full = len(payload) == 5 and step not in h.deal.points
+        return h.stage == DEAL and (step >= len(h.deal.digests) or in_full)
+    return True
