@@ -10,6 +10,7 @@ from cardtable.cli.games_cmd import games
 from cardtable.cli.ladder_cmd import ladder
 from cardtable.cli.match_cmd import match
 from cardtable.cli.net_cmds import host, join, tables
+from cardtable.cli.peek_cmd import peek
 from cardtable.cli.play_cmd import play
 from cardtable.cli.replay_cmd import replay
 from cardtable.cli.tournament_cmd import tournament
@@ -30,6 +31,7 @@ cli.add_command(play)
 cli.add_command(tournament)
 cli.add_command(games)
 cli.add_command(ladder)
+cli.add_command(peek)
 
 
 def main(argv: list[str] | None = None) -> None:

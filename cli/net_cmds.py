@@ -487,7 +487,7 @@ class _Context:
             # a majority of the table must be there for them to learn it.
             await asyncio.sleep(self.linger)
             assert peer.table.match is not None
-            return peer.table.digest()
+            return str(peer.table.digest())
         finally:
             await node.close()
 

@@ -126,3 +126,13 @@ def resumable(table: Any) -> bool:
     return any(seat.owner is not None and seat.controller != "cpu" for seat in table.seats)
 
 
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """The store's meta records (this machine's own: its seeds and the keys it received)."""
+    from cardtable.p2p.store import FileStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "table.log"
+        shutil.copyfile(path, copy)
+        return dict(FileStore(copy, sync=False).load().meta)

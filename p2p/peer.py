@@ -281,7 +281,8 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
             peer.seen.restore(bytes(k), int(top) + freshness.SAVE_STEP)
         if meta.get("nonce_table") == peer.table_id:
             peer.nonce = meta.get("nonce")
-        peer.side.seeds.update({k: bytes(v) for k, v in meta.items() if str(k).startswith("hseed/")})
+        kept = {k: bytes(v) for k, v in meta.items() if str(k).startswith(("hseed/", "hkey/"))}
+        peer.side.seeds.update(kept)  # this machine's seeds and the keys it received
         peer.stamps = freshness.Stamps(int(meta.get("stamp", 0) or 0))
         peer._start_incarnation(int(meta.get("incarnation", 0)) + 1)
         peer._save_meta()

@@ -481,7 +481,7 @@ class TableState:
             if slot not in proven:
                 continue
             card, bit = proven[slot]
-            h.public[slot] = card
+            h.public[slot] = (card, bit)
             at = pos - 1 if isinstance(action, ScoutShow) and pos > action.scout.pos else pos
             state.learn(seat, at, h.card(slot, card, bit, state.flipped[seat] is True))
 

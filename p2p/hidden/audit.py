@@ -7,8 +7,8 @@ are not blamed; a deal with a wrong step is void, so no later cheat in it matter
 in this order, and the first fault is the one the table names (every peer finds the same, from the
 same log): reveals (withheld, or not matching the commitment), escrow commitments, the steps of
 each deal in order, key bundles a holder presented as evidence (a wrong key names its sender; when
-every bundle shown is right, in a deal that checks out, the accuser is named), public openings (a card a slot does not
-hold).
+every bundle shown is right, in a deal that checks out, the accuser is named), public openings (a
+card a slot does not hold).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def audit(record: RoundRecord, card_points: Sequence[bytes]) -> AuditReport:
                 orients[slot] = orientation(record.table_id, slot, combined)
                 good_slots.add(slot)
     blamed = False  # a holder cannot tell whose key is wrong: it shows every bundle of the slot
-    for accuser, bundle in record.evidence:
+    for _, bundle in record.evidence:
         wrong = [slot for slot, key in bundle.items
                  if bundle.sender in seeds and keys.get((bundle.sender, slot)) not in (None, key)]
         if wrong:

@@ -78,7 +78,7 @@ class HiddenRound:
         self.chunks: dict[int, list[payloads.DeckChunk]] = {}
         self.hands: list[list[int]] = [[] for _ in range(config.players)]
         self.active: list[int] = []
-        self.public: dict[int, int] = {}  # slot -> canonical card, opened for everyone
+        self.public: dict[int, tuple[int, int]] = {}  # slot -> (canonical card, orientation), shown to all
         self.moves: list[Move] = []
         self.outcome: Outcome | None = None
 

@@ -23,6 +23,7 @@ from cardtable.p2p.hidden.bundles import (
     bundles_for,
     decode_secret,
     encode_secret,
+    read_bundle,
 )
 from cardtable.p2p.hidden.dealing import Dealing, Propose, Send
 from cardtable.p2p.hidden.group import DeckError
@@ -42,6 +43,17 @@ class Todo:
     send: list[tuple[bytes, Content]] = field(default_factory=list)
 
 
+def deal_name(h: HiddenRound) -> str:
+    """A deal's name in the store: its round and its dealers (a round dealt again after a member
+    left is another deal, with fresh seeds)."""
+    return hashlib.sha256(h.round_no.to_bytes(4, "big") + b"".join(h.members)).hexdigest()[:24]
+
+
+def bundle_name(h: HiddenRound, bundle: Bundle) -> str:
+    """Where a received key bundle is kept in the store."""
+    return f"hkey/{deal_name(h)}/{bundle.sender.hex()[:16]}/{bundle.items[0][0]}"
+
+
 class HiddenSide:
     """This machine's secrets and keys for the table's hidden rounds."""
 
@@ -50,7 +62,7 @@ class HiddenSide:
         self.identity = identity
         self.key = identity.key
         self.random_bytes = random_bytes
-        self.seeds = seeds  # the store's, by deal name: a restart deals and opens as before
+        self.seeds = seeds  # the store's seeds and received bundles, by name: a restart deals and opens on
         self.save_seed = save_seed
         self.round: HiddenRound | None = None
         self.dealing: Dealing | None = None
@@ -70,16 +82,19 @@ class HiddenSide:
             self.round, self.dealing, self.ring, self.sent = h, None, KeyRing(h.members), set()
             self.outbox, self.proposed, self.opened, self.wrong = Todo(), set(), set(), set()
             self.bundles, self.since = {}, None
+            prefix = "hkey/" + deal_name(h) + "/"
+            for name, data in list(self.seeds.items()):
+                if name.startswith(prefix):
+                    try:
+                        bundle = read_bundle(data)
+                    except DeckError:
+                        continue
+                    self._put(h, bundle.sender, bundle, keep=False)
             if now is not None:
                 self.asked_at = now
 
-    def _name(self, h: HiddenRound) -> str:
-        """A deal's name in the store: its round and its dealers (a round dealt again after a
-        member left is another deal, with fresh seeds)."""
-        return "hseed/" + hashlib.sha256(h.round_no.to_bytes(4, "big") + b"".join(h.members)).hexdigest()[:24]
-
     def seed_for(self, h: HiddenRound) -> bytes:
-        name = self._name(h)
+        name = "hseed/" + deal_name(h)
         if name not in self.seeds:
             self.seeds[name] = new_seed(self.random_bytes(64))
             self.save_seed(name, self.seeds[name])  # in the store before its commitment is proposed
@@ -101,12 +116,17 @@ class HiddenSide:
                     return
                 self._put(h, sender, item)
 
-    def _put(self, h: HiddenRound, sender: bytes, item: Content) -> None:
+    def _put(self, h: HiddenRound, sender: bytes, item: Content, keep: bool = True) -> None:
+        """Keys from ``sender`` (kept in the store: a restart opens its hand again without asking)."""
         if isinstance(item, Bundle) and item.round_no == h.round_no and sender in h.members:
             for slot, key in item.items:
                 if 0 <= slot < h.spec.size:
                     self.ring.put(slot, sender, key)
                     self.bundles[slot, sender] = item
+            name = bundle_name(h, item)
+            if keep and name not in self.seeds:
+                self.seeds[name] = item.wire()
+                self.save_seed(name, item.wire())
 
     def _take(self, outs: list[Any]) -> None:
         for out in outs:

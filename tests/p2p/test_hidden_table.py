@@ -321,3 +321,47 @@ def test_a_wrong_key_stops_the_round_and_the_audit_names_its_sender() -> None:
     cheat.side._send_keys = wrong  # type: ignore[method-assign]
     assert net.run(lambda: all(p.table.phase == "over" for p in running(nodes)), limit=1800)
     _named(nodes, cheat, "key")
+
+
+def test_peek_on_each_machines_store_finds_exactly_the_cards_its_seats_hold() -> None:
+    """The cheater's own view, from the store alone (what `cardtable peek` prints): in the middle of
+    a round, each machine's seeds and kept bundles open exactly the hands of the seats it holds
+    (its own; the sequencer's also the computer player's); after the match, every round audited."""
+    from cardtable.p2p.hidden.peek import peek
+    from cardtable.p2p.table import TableState
+
+    net = SimNet(17, Faults(loss=0.1))
+    nodes = hidden_table(net, 4, 3, 1)
+    _until_play(net, nodes)
+    assert net.run(lambda: all(p.side.knows_hand(p.table, p.table.seat_of(p.key) or 0)
+                               for p in running(nodes)), limit=60)
+    for node in nodes:
+        peer = node.peer
+        assert peer is not None
+        stored = node.store.load()
+        table = TableState()
+        for raw in stored.entries[:peer.commit_index]:
+            table.apply(wire_entry(raw))
+        views = peek(table, stored.meta)
+        view = views[-1]
+        mine = {s for s in range(4) if table.holder(s, peer.leader) == peer.key}
+        expected = {slot for s in mine for slot in view.hands[s]}
+        assert set(view.opened) - set(view.public) == expected - set(view.public), (node.name, mine)
+        seat = peer.table.seat_of(peer.key)
+        assert seat is not None and peer.table.match is not None and peer.table.hidden is not None
+        hand = peer.table.match.state.hands[seat]
+        slots = peer.table.hidden.hands[seat]
+        assert [c.pair for c in hand] == [scout.parse_card(view.opened[s]).pair if s in view.opened
+                                          else c.pair for s, c in zip(slots, hand, strict=True)]
+    assert net.run(lambda: all_over(net), limit=900)
+    stored = nodes[1].store.load()
+    table = TableState()
+    for raw in stored.entries[:nodes[1].peer.commit_index if nodes[1].peer else 0]:
+        table.apply(wire_entry(raw))
+    assert all(v.audited for v in peek(table, stored.meta))
+
+
+def wire_entry(raw: bytes) -> Any:
+    from cardtable.p2p.wire import decode_entry
+
+    return decode_entry(raw)

@@ -1,0 +1,86 @@
+"""What a machine's store lets it know of the hidden cards: the cheater's own view.
+
+A machine's store holds the table's log, its own seeds and the key bundles it received. With all of
+that, a slot opens when its key from every dealing member is there (its own from its seed, the
+others' from bundles). ``peek`` replays the log and answers, round by round: which cards this
+machine could open (and which of them are its seats' hands as dealt), which were shown to all, and
+(for audited rounds) that everything is public since the seeds were revealed. ``cardtable peek``
+prints it; the tests assert it equals what the machine's seats may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardtable.p2p.hidden.bundles import read_bundle
+from cardtable.p2p.hidden.group import DeckError
+from cardtable.p2p.hidden.member import Layer, commitment
+from cardtable.p2p.hidden.opening import KeyRing, orientation
+from cardtable.p2p.hidden.round import DONE, HiddenRound, scout_card
+from cardtable.p2p.hidden.side import deal_name
+
+
+@dataclass
+class RoundView:
+    """One hidden round as one machine knows it."""
+
+    round_no: int
+    member: bytes | None  # this machine's key in the round's deal (None: it did not deal)
+    opened: dict[int, str] = field(default_factory=dict)  # slot -> card, from keys it holds
+    public: dict[int, str] = field(default_factory=dict)  # slot -> card, shown to everyone
+    audited: bool = False
+    hands: list[list[int]] = field(default_factory=list)  # each seat's slots as dealt
+
+    def seat_of(self, slot: int) -> int | None:
+        """The seat whose hand the slot was dealt to (None: set aside)."""
+        return next((s for s, hand in enumerate(self.hands) if slot in hand), None)
+
+
+def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
+    """What the seeds and bundles in ``kept`` (a store's meta) open of round ``h``."""
+    view = RoundView(h.round_no, None, audited=h.stage == DONE, hands=h._dealt_slots())
+    players = h.config.players
+    for slot, (card, bit) in h.public.items():
+        view.public[slot] = str(scout_card(players, card, bit))
+    seed = kept.get("hseed/" + deal_name(h))
+    if seed is None or not h.deal.complete:
+        return view
+    seed = bytes(seed)
+    view.member = next((m for m in h.members
+                        if h.record.commitments.get(m) == commitment(h.table_id, h.round_no, m, seed)), None)
+    if view.member is None:
+        return view
+    ring = KeyRing(h.members)
+    for slot, key in enumerate(Layer.derive(seed, 0, h.spec.size).keys):
+        ring.put(slot, view.member, key)
+    prefix = "hkey/" + deal_name(h) + "/"
+    for name, data in kept.items():
+        if str(name).startswith(prefix):
+            try:
+                bundle = read_bundle(bytes(data))
+            except DeckError:
+                continue
+            if bundle.receiver == view.member and bundle.round_no == h.round_no:
+                for slot, key in bundle.items:
+                    if 0 <= slot < h.spec.size and bundle.sender in h.members:
+                        ring.put(slot, bundle.sender, key)
+    for slot in range(h.spec.size):
+        if ring.missing(slot):
+            continue
+        try:
+            card = ring.open(slot, h.slot_point(slot), h.lookup)
+        except DeckError:
+            continue
+        bit = orientation(h.table_id, slot, ring.combined(slot))
+        view.opened[slot] = str(scout_card(players, card, bit))
+    return view
+
+
+def peek(table: Any, kept: Mapping[str, Any]) -> list[RoundView]:
+    """Every hidden round of ``table`` (a replayed ``TableState``), as this store knows it."""
+    rounds: Sequence[HiddenRound] = list(table.audited)
+    if table.hidden is not None and table.hidden not in rounds:
+        rounds = [*rounds, table.hidden]
+    return [round_view(h, kept) for h in rounds]
