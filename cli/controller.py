@@ -509,6 +509,7 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
         "forfeit": f"{who} goes to a computer player (no seed share)",
         "left": "The table has your leave: you are out",
         "resumed": f"Resumed the table at entry {data.get('commit')}",
+        "hand_open": "Your cards are in: the other machines sent you their keys",
         "bot_error": f"A computer player failed: {data.get('error')}",
         "equivocation": f"{who} sent two different histories as sequencer: every member refuses it as "
                         "sequencer from now on, and another one is chosen",

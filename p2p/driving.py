@@ -97,6 +97,11 @@ class Driving(PeerState):
     def _hidden_step(self) -> None:
         """This machine's part of the hidden deal: propose what it must, send its keys and steps."""
         todo = self.side.step(self.table, self.leader, self.now, self.timeouts.reveal)
+        seat, h = self.my_seat, self.table.hidden
+        if seat is not None and h is not None and self.side.told is not h \
+                and self.side.knows_hand(self.table, seat):
+            self.side.told = h
+            self._event("hand_open", seat=seat)
         for payload in todo.propose:
             self._propose(payload)
         for to, item in todo.send:

@@ -65,6 +65,7 @@ class HiddenSide:
         self.seeds = seeds  # the store's seeds and received bundles, by name: a restart deals and opens on
         self.save_seed = save_seed
         self.round: HiddenRound | None = None
+        self.told: HiddenRound | None = None  # the round whose hand this machine saw complete
         self.dealing: Dealing | None = None
         self.ring = KeyRing(())
         self.sent: set[tuple[int, bytes]] = set()
