@@ -365,3 +365,24 @@ def wire_entry(raw: bytes) -> Any:
     from cardtable.p2p.wire import decode_entry
 
     return decode_entry(raw)
+
+
+def test_when_the_sequencer_restarts_the_new_one_gets_the_computer_players_keys_and_plays_on() -> None:
+    """The computer player's hand changes holder with the sequencer: every machine sends its keys for
+    it to the new sequencer (the old one too, once it is back), which then plays it."""
+    net = SimNet(18, Faults(loss=0.05))
+    nodes = hidden_table(net, 4, 3, 1)
+    _until_play(net, nodes)
+    first = next(n for n in nodes if n.peer is not None and n.peer.is_sequencer)
+    net.crash(first)
+    assert net.run(lambda: any(p.is_sequencer for p in running(nodes)), limit=30)
+    net.run_for(1.0)
+    net.resume(first, auto="random", bots="random")
+    assert net.run(lambda: all_over(net), limit=900)
+    assert not any(events(n, "fault") or events(n, "round_void") for n in nodes)
+    cpu_moves = {e["author"] for e in events(nodes[1], "applied")
+                 if e["ok"] and str(e["summary"]).startswith(("act 3 ", "keys"))
+                 and str(e["summary"]).split()[1] == "3"}
+    assert len(cpu_moves) >= 2, "the computer player was not played by a second sequencer"
+    tables = [p.table for p in running(nodes)]
+    assert len({t.digest() for t in tables}) == 1
