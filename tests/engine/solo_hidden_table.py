@@ -11,7 +11,7 @@ from cardtable.engine.game import Event
 from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo import Config, State, deck, new_round
 from cardtable.engine.solo.actions import CALL, DECLINE, KEEP, Action, Catch
-from cardtable.engine.solo.cards import Card
+from cardtable.engine.solo.cards import Card, parse_card
 from cardtable.engine.solo.hidden import NONE, SlotRound
 from cardtable.engine.solo.slot_actions import SlotAction, SlotPlay, parse_slot_action
 
@@ -51,6 +51,7 @@ class Table:
             self.opened.add(slot)
         self.moves: list[tuple[int, str]] = []
         self.dealt = 1
+        self.rows: list[list[tuple[Any, ...]]] = []
         self.seen: Counter[str] = Counter()
 
     def views(self) -> list[SlotRound]:
@@ -74,6 +75,7 @@ class Table:
         self.moves.append((seat, text))
         rows = [event_rows(view.apply(seat, text)) for view in self.views()]
         assert all(r == rows[0] for r in rows)
+        self.rows.append(rows[0])
         if isinstance(action, SlotPlay):
             self.opened.update(action.slots)
         self._deal_reshuffles()
@@ -85,7 +87,7 @@ class Table:
         self.seen[type(action).__name__ if not inserted else str(action)] += 1
         if inserted:
             return [r for r in rows[0] if r[0] not in ("keep", "decline")]
-        return rows[0]
+        return list(rows[0])
 
     def settle(self, seat: int) -> list[tuple[Any, ...]]:
         """The steps hidden hands add after an action: answers, the keep after a draw whose card
@@ -193,3 +195,12 @@ def play_round(config: Config, seed: bytes, steps: int = 400) -> Table:
             break
         table.step(*random_step(table.engine, rng))
     return table
+
+
+def arrange(config: Config, placed: dict[int, str]) -> list[Card]:
+    """A deal with ``placed`` (slot: card text); the other slots hold the rest of the deck in
+    canonical order."""
+    rest = deck(config.gifts, config.protection)
+    for text in placed.values():
+        rest.remove(parse_card(text))
+    return [parse_card(placed[i]) if i in placed else rest.pop(0) for i in range(len(rest) + len(placed))]
