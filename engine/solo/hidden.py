@@ -165,6 +165,17 @@ class SlotRound:
                                 f"slot {slot} cannot hold one more")
         self.cards[slot] = card
 
+    def where(self, slot: int) -> tuple[str, int | None, int] | None:
+        """Where ``slot`` is: ``("hand", seat, position)``, ``("draw", None, position)`` (0: drawn
+        next) or ``("discard", None, position)`` (0: the bottom); None once reshuffled away."""
+        for seat, hand in enumerate(self.hands):
+            if slot in hand:
+                return "hand", seat, hand.index(slot)
+        for name, pile in (("draw", self.draw), ("discard", self.discard)):
+            if slot in pile:
+                return name, None, pile.index(slot)
+        return None
+
     def knows_hand(self, seat: int) -> bool:
         return all(s in self.cards for s in self.hands[seat])
 
@@ -320,6 +331,8 @@ class SlotRound:
         """Apply ``seat``'s action; ``handed`` then lists the (seat, slot) pairs that changed holder."""
         if isinstance(action, str):
             action = parse_slot_action(action)
+        if not isinstance(action, SlotPlay | Simple | Catch):
+            raise IllegalAction(f"{action} is not a hidden-hands SOLO action (a play names its slots: R7@12)")
         if not self.ready:
             raise IllegalAction("the setup card is not turned yet (see wanted())")
         if self.winner is not None:

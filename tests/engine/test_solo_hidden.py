@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo import Config
+from cardtable.engine.solo.actions import Play
 from cardtable.engine.solo.cards import parse_card
 from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, replay
 from cardtable.engine.solo.slot_actions import OWED, parse_slot_action
@@ -238,6 +239,16 @@ def test_bad_hidden_notation_is_refused_in_one_line(text: str) -> None:
     with pytest.raises(ParseError) as err:
         parse_slot_action(text)
     assert "\n" not in str(err.value)
+
+
+def test_an_action_in_todays_notation_is_refused_in_one_line() -> None:
+    _, (public, _) = views(ANNIVERSARY, SEVENS)
+    for bad in ("Y5", Play((parse_card("Y5"),)), "Y5@1", "Y5@0:B", "catch:9"):
+        with pytest.raises((IllegalAction, ParseError)) as err:
+            public.apply(1, bad)  # type: ignore[arg-type]
+        assert "\n" not in str(err.value)
+    assert public.where(0) == ("hand", 1, 0) and public.where(8) == ("discard", None, 0)
+    assert public.where(9) == ("draw", None, 0)
 
 
 def test_gifted_slots_are_learnt_by_the_target_only() -> None:
