@@ -51,6 +51,7 @@ class Table:
             self.opened.add(slot)
         self.moves: list[tuple[int, str]] = []
         self.dealt = 1
+        self.handed: list[tuple[int, int]] = []  # the slots that changed holder in the last step
         self.rows: list[list[tuple[Any, ...]]] = []
         self.seen: Counter[str] = Counter()
 
@@ -61,6 +62,7 @@ class Table:
     def step(self, seat: int, action: Action) -> None:
         """Apply today's ``action`` to the engine and its hidden form (with the steps hidden
         hands add) to every view; check they agree."""
+        self.handed = []
         today = event_rows(self.engine.apply(seat, action))
         hidden = self.seats[seat].slot_action(seat, action)
         got = self.feed(seat, hidden, inserted=False)
@@ -81,6 +83,7 @@ class Table:
         self._deal_reshuffles()
         handed = self.full.handed
         assert all(view.handed == handed for view in self.views())
+        self.handed += handed
         for holder, slot in handed:
             self.seats[holder].learn(slot, self.truth[slot])  # every other machine sends its keys
             self.held[holder].add(slot)
@@ -153,7 +156,7 @@ class Table:
             assert (NONE not in state) == (engine.window_of(seat) is not None)
             hand = view.hand_cards(seat)
             assert hand is not None and Counter(hand) == Counter(engine.hands[seat])
-            assert set(view.cards) == self.opened | self.held[seat], seat
+            assert set(view.cards) == self.opened | self.held[seat], f"seat {seat} knows other cards"
         assert set(self.public.cards) == self.opened
         for seat in range(self.n):
             assert Counter(full.hand_cards(seat) or []) == Counter(engine.hands[seat])
