@@ -15,9 +15,10 @@ from cardtable.engine.solo.actions import Play
 from cardtable.engine.solo.cards import parse_card
 from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, replay
 from cardtable.engine.solo.slot_actions import OWED, parse_slot_action
+from tests.engine.solo_helpers import act, legal, position
 from tests.engine.solo_hidden_table import Table, arrange, event_rows, play_round, random_step
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 options = st.fixed_dictionaries({}, optional={
     "gifts": st.booleans(), "protection": st.booleans(), "multiples": st.booleans(),
     "call": st.sampled_from(["with_play", "window"]), "self_jump_in": st.booleans(),
@@ -249,6 +250,24 @@ def test_an_action_in_todays_notation_is_refused_in_one_line() -> None:
         assert "\n" not in str(err.value)
     assert public.where(0) == ("hand", 1, 0) and public.where(8) == ("discard", None, 0)
     assert public.where(9) == ("draw", None, 0)
+
+
+def test_a_decline_leaves_the_jump_in_on_a_skip_open_where_todays_engine_closes_it() -> None:
+    """The one place a holder's course differs from today's (docs/rules-notes.md): seat 2 holds a
+    Protection and declines the Skip; seat 0 may still jump in with the twin Skip."""
+    config = Config.preset("anniversary", 4, hand_size=4)
+    placed = {0: "Gskip", 4: "R1", 8: "R2", 12: "R3", 1: "protR", 5: "B1", 9: "B2", 13: "B3",
+              2: "Y1", 6: "Y2", 10: "Y3", 14: "Y4", 3: "Gskip", 7: "G1", 11: "G2", 15: "G4", 16: "G3"}
+    cards = arrange(config, placed)
+    hidden = replay(config, 0, cards, [(1, "Gskip@0"), (2, "decline")])
+    assert hidden.turn == 3 and hidden.jump and "Gskip@3" in {str(a) for a in hidden.legal_actions(0)}
+    assert [e.facts.get("jump") for e in hidden.apply(0, "Gskip@3")] == [True]
+    assert hidden.laid_by == 0 and hidden.react is not None and hidden.react.pending == [1]
+    today = position(hands=("Gskip G1 G2 G4", "Gskip R1 R2 R3", "protR B1 B2 B3", "Y1 Y2 Y3 Y4"),
+                     discard="G3", turn=1)
+    act(today, 1, "Gskip")
+    act(today, 2, "decline")
+    assert today.turn == 3 and not today.jump and "Gskip" not in legal(today, 0)
 
 
 def test_gifted_slots_are_learnt_by_the_target_only() -> None:
