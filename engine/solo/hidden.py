@@ -267,7 +267,12 @@ class SlotRound:
 
     # --- legal actions -------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[SlotAction]:
-        """``seat``'s legal actions; this view must know its whole hand (its own seats)."""
+        """``seat``'s legal actions on slots; this view must know its whole hand (its own seats)."""
+        return [self.slot_action(seat, a) for a in self.legal_card_actions(seat)]
+
+    def legal_card_actions(self, seat: int) -> list[Action]:
+        """``seat``'s legal actions in today's notation (what a client or a bot chooses from;
+        ``slot_action`` writes the choice on slots); this view must know its whole hand."""
         if self.winner is not None or not self.ready or not 0 <= seat < self.n:
             return []
         window = self.window_of(seat)
@@ -285,7 +290,41 @@ class SlotRound:
         legal = probe.legal_actions(seat)
         if self.drawn is not None and seat == self.turn and not self.fits(self.cards[self.drawn]):
             legal = [a for a in legal if not isinstance(a, Play)]
-        return [self.slot_action(seat, a) for a in legal]
+        return legal
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees, in ``State.observation``'s form: its hand (sorted, the cards this
+        view has opened), the others' hand sizes, the cards it knows in other hands, SOLO windows
+        as far as they are public (``called`` None: not public), and ``asked``."""
+        react = self.react
+        own = [self.cards[s] for s in self.hands[seat] if s in self.cards]
+        drawn: str | bool | None = self.drawn is not None
+        if seat == self.turn:
+            drawn = self.cards[self.drawn].text if self.drawn in self.cards else None
+        windows = [{"seat": w.seat, "called": _shown(w.mine if w.seat == seat else w.public)}
+                   for w in self.windows if NONE not in (w.mine if w.seat == seat else w.public)]
+        gift: list[str] | int = len(react.gift) if react is not None else 0
+        if react is not None and seat in (react.by, react.target) and set(react.gift) <= set(self.cards):
+            gift = [self.cards[s].text for s in react.gift]
+        known = {h: sorted(self.cards[s] for s in hand if s in self.cards)
+                 for h, hand in enumerate(self.hands) if h != seat}
+        return {
+            "game": "solo", "seat": seat, "players": self.n,
+            "hand": [c.text for c in sorted(own)], "unopened": len(self.hands[seat]) - len(own),
+            "hand_sizes": [len(h) for h in self.hands], "top": self.top.text,
+            "discard": [self.cards[s].text for s in self.discard], "draw_size": len(self.draw),
+            "turn": self.turn, "to_move": self.to_move(), "direction": self.direction,
+            "colour": self.colour, "penalty": self.penalty, "penalty_kind": self.penalty_kind,
+            "drawn": drawn, "jump": self.jump, "laid_by": self.laid_by,
+            "solo": windows[0] if windows else None, "solo_also": windows[1:],
+            "react": None if react is None else {
+                "kind": react.kind, "by": react.by, "target": react.target,
+                "pending": list(react.pending), "protected": list(react.protected), "gift": gift,
+                "call": react.call},
+            "known": {h: [c.text for c in cards] for h, cards in known.items() if cards},
+            "asked": None if self.asked is None else self.asked.seat,
+            "winner": self.winner,
+        }
 
     def _probe(self, seat: int, hand: list[Card], mine: frozenset[str]) -> dict[str, Any]:
         """Today's engine's position as ``seat`` sees it: its hand, the public state."""
@@ -799,6 +838,11 @@ def _holds(states: frozenset[str], state: str) -> bool | None:
     if states == {state}:
         return True
     return None if state in states else False
+
+
+def _shown(states: frozenset[str]) -> bool | None:
+    """A window's ``called`` for an observation: True, False, or None when not settled."""
+    return True if states == {CALLED} else False if states == {MISSED} else None
 
 
 def _or(a: bool | None, b: bool | None) -> bool | None:

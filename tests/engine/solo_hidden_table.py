@@ -157,6 +157,14 @@ class Table:
             hand = view.hand_cards(seat)
             assert hand is not None and Counter(hand) == Counter(engine.hands[seat])
             assert set(view.cards) == self.opened | self.held[seat], f"seat {seat} knows other cards"
+            legal = [str(a) for a in engine.legal_actions(seat)]
+            assert [str(a) for a in view.legal_card_actions(seat)] == legal
+            mine, today = view.observation(seat), engine.observation(seat)
+            for key in ("hand", "hand_sizes", "top", "discard", "draw_size", "turn", "to_move", "direction",
+                        "colour", "penalty", "penalty_kind", "drawn", "jump", "laid_by", "winner"):
+                assert mine[key] == today[key], (key, mine[key], today[key])
+            for holder, cards in today["known"].items():  # today's forgets a face when any copy is played
+                assert not Counter(cards) - Counter(mine["known"].get(holder, [])), (holder, cards)
         assert set(self.public.cards) == self.opened
         for seat in range(self.n):
             assert Counter(full.hand_cards(seat) or []) == Counter(engine.hands[seat])
