@@ -278,11 +278,8 @@ class SlotRound:
         window = self.window_of(seat)
         mine = window.mine if window is not None else frozenset({NONE})
         if self.asked is not None:
-            if seat != self.asked.seat:
-                return []
-            if len(mine) > 1:
-                raise IllegalAction(f"this view cannot tell whether seat {seat} owes a call")
-            return [OWED] if mine == {MISSED} else [CLEAR]
+            answer = self.answer(seat) if seat == self.asked.seat else None
+            return [answer] if answer is not None else []
         hand = self.hand_cards(seat)
         if hand is None or len(mine) > 1:
             raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
@@ -386,6 +383,13 @@ class SlotRound:
             self._answer(action == OWED, events)
             self.steps += 1
             return events
+        if action in (OWED, CLEAR):  # said before it is asked (classic): nothing waits on it later
+            if self.answer(seat, public=True) is None:
+                raise IllegalAction("nobody is asked to answer owed or clear now")
+            self.handed = []
+            self._narrow(seat, action == OWED)
+            self.steps += 1
+            return events
         claims = self._check(seat, action)
         self.handed = []
         for claim, truth in claims:
@@ -409,8 +413,6 @@ class SlotRound:
     def _check(self, seat: int, action: SlotAction) -> list[tuple[str, bool | None]]:
         """Refuse ``action`` unless the public state and its proven cards allow it; return the
         claims about hidden cards it makes (for the record)."""
-        if action in (OWED, CLEAR):
-            raise IllegalAction("nobody is asked to answer owed or clear now")
         if isinstance(action, Catch):
             if self.config.call != "window":
                 raise IllegalAction("catching is not part of these rules "
@@ -577,19 +579,39 @@ class SlotRound:
         events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}",
                             target=target, count=len(got)))
 
-    def _answer(self, owed: bool, events: list[Event]) -> None:
-        ask = self.asked
-        assert ask is not None
-        self.asked = None
-        window = self.window_of(ask.seat)
+    def answer(self, seat: int, public: bool = False) -> Simple | None:
+        """The answer ``seat``'s machine gives now: when the round asks it, or (``with_play``
+        call) as soon as its window's miss is not public, so that the next action need not wait.
+        None: nothing to answer. With ``public``, whether an answer may be given (either one)."""
+        window = self.window_of(seat)
+        if window is None or MISSED not in window.public or window.public == {MISSED}:
+            return None
+        asked = self.asked is not None and self.asked.seat == seat
+        if not asked and (self.asked is not None or self.config.call != "with_play"):
+            return None
+        if public:
+            return OWED
+        if len(window.mine) > 1:
+            raise IllegalAction(f"this view cannot tell whether seat {seat} owes a call")
+        return OWED if window.mine == {MISSED} else CLEAR
+
+    def _narrow(self, seat: int, owed: bool) -> None:
+        """``seat`` says whether its window is missed: record the claim, narrow the window."""
+        window = self.window_of(seat)
         assert window is not None
         truth = _holds(window.mine, MISSED)
         claim = "owes a missed SOLO call" if owed else "owes no missed SOLO call"
         if not owed and truth is not None:
             truth = not truth
-        self.judgements.append(Judgement(self.steps, ask.seat, claim, truth))
+        self.judgements.append(Judgement(self.steps, seat, claim, truth))
         kept = frozenset({MISSED}) if owed else window.public - {MISSED}
-        self._set_window(ask.seat, kept, window.mine & kept)
+        self._set_window(seat, kept, window.mine & kept)
+
+    def _answer(self, owed: bool, events: list[Event]) -> None:
+        ask = self.asked
+        assert ask is not None
+        self.asked = None
+        self._narrow(ask.seat, owed)
         if ask.catcher is not None:
             self._catch(ask.catcher, ask.seat, events)
         else:

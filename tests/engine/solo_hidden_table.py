@@ -106,8 +106,17 @@ class Table:
                 rows += self.feed(self.full.turn or 0, KEEP, inserted=True)
             elif self.full.react is not None and self._extra_pending():
                 rows += self.feed(self._extra_pending()[0], DECLINE, inserted=True)
+            elif len(self.moves) % 2 and self._unsettled():  # a classic machine may answer unasked
+                owner = self._unsettled()[0]
+                answer = self.seats[owner].answer(owner)
+                assert answer is not None
+                self.seen["volunteered"] += 1
+                rows += self.feed(owner, answer, inserted=True)
             else:
                 return rows
+
+    def _unsettled(self) -> list[int]:
+        return [s for s in range(self.n) if self.full.answer(s, public=True) is not None]
 
     def _extra_pending(self) -> list[int]:
         react = self.full.react

@@ -60,7 +60,7 @@ def test_the_random_rounds_reach_every_hidden_step_and_the_audit_replays_them_as
             table.finish()
             assert again.round_scores() == table.engine.round_scores()
             seen["over"] += 1
-    steps = ("reshuffle", "owed", "clear", "decline", "keep", "over", "judgements")
+    steps = ("reshuffle", "owed", "clear", "decline", "keep", "over", "judgements", "volunteered")
     assert min(seen[k] for k in steps) > 0, seen
 
 
@@ -159,6 +159,24 @@ def test_a_classic_missed_call_on_a_hidden_hand_is_answered_before_the_next_acti
     cheat = replay(config, 0, arrange(config, SEVENS), [(1, "Y5@0"), (0, "draw"), (1, "clear")])
     assert [(j.seat, j.claim) for j in cheat.wrong_judgements()] == [(1, "owes no missed SOLO call")]
     assert [len(h) for h in cheat.hands] == [5, 3]
+
+
+def test_a_classic_machine_may_answer_before_it_is_asked_so_the_next_move_does_not_wait() -> None:
+    config = Config.preset("classic", 2, multiples=True, hand_size=4)
+    seats, (public, full) = views(config, SEVENS)
+    every = [*seats, public, full]
+    run(every, [(1, "Y5@0")])
+    assert seats[1].answer(1) == OWED and public.answer(1, public=True) == OWED
+    with pytest.raises(IllegalAction, match="nobody is asked"):
+        public.apply(0, "owed")  # not seat 0's window
+    assert run(every, [(1, "owed")]) == [[]]
+    (drawn,) = run(every, [(0, "draw")])
+    assert public.asked is None and [(k, s) for k, s, *_ in drawn] == [("penalty", 1), ("draw", 0)]
+    seats, (public, _) = views(ANNIVERSARY, SEVENS)  # with catches, an unasked answer would tell
+    run([*seats, public], [(1, "Y5@0")])
+    assert seats[1].answer(1) is None
+    with pytest.raises(IllegalAction, match="nobody is asked"):
+        public.apply(1, "clear")
 
 
 # --- the rest of the view's contract ---------------------------------------------------------
