@@ -44,13 +44,10 @@ from cardtable.engine.solo.slot_actions import (
     parse_slot_action,
     slot_multiples,
 )
-from cardtable.engine.solo.state import SETTLED, STACKABLE, State, _describe, needs_call
+from cardtable.engine.solo.state import _KIND_NAMES, SETTLED, STACKABLE, State, _describe, needs_call
 
 NONE, CALLED, MISSED = "none", "called", "missed"
 """The states of a seat's SOLO window: none open, open with the call made, open and missed."""
-
-_KIND_NAMES = {"skip": "Skip", "gift": "Gift", "swap": "Swap", "pass": "Pass hands"}
-
 
 @dataclass(frozen=True)
 class Deal:
