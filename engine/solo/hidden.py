@@ -19,7 +19,7 @@ runs the same course:
   the holder's to judge: a ``!`` on such a play, a late ``solo``, and the answer (``owed`` /
   ``clear``) the round asks of a seat when a catch, or a classic closing, depends on it.
   Each such claim is a ``Judgement``; a view that knows the cards checks it, and the audit's
-  full-knowledge replay (``replay``) names the seat of any wrong one (``wrong_judgements``).
+  full-knowledge replay (``audit_replay``) names the seat of any wrong one (``wrong_judgements``).
 
 With every card known, the round plays as ``engine.solo.State`` does with the same deal, but
 for the steps above (tests/engine/test_solo_hidden.py checks it move by move).
@@ -870,8 +870,8 @@ def _or(a: bool | None, b: bool | None) -> bool | None:
     return None if a is None or b is None else False
 
 
-def replay(config: Config, round_no: int, cards: Sequence[Card],
-           moves: Iterable[tuple[int, SlotAction | str]]) -> SlotRound:
+def audit_replay(config: Config, round_no: int, cards: Sequence[Card],
+                 moves: Iterable[tuple[int, SlotAction | str]]) -> SlotRound:
     """The audit's replay: every slot's card known (reshuffles' slots after the deal's), the
     setup turned, every move applied. ``wrong_judgements()`` then names any false claim."""
     state = SlotRound(config, round_no, list(cards))

@@ -172,6 +172,9 @@ class Table:
             for key in ("hand", "hand_sizes", "top", "discard", "draw_size", "turn", "to_move", "direction",
                         "colour", "penalty", "penalty_kind", "drawn", "jump", "laid_by", "winner"):
                 assert mine[key] == today[key], (key, mine[key], today[key])
+            if today["react"] is not None:
+                assert {k: v for k, v in mine["react"].items() if k != "gift"} == {
+                    k: v for k, v in today["react"].items() if k != "gift"}
             for holder, cards in today["known"].items():  # today's forgets a face when any copy is played
                 assert not Counter(cards) - Counter(mine["known"].get(holder, [])), (holder, cards)
         assert set(self.public.cards) == self.opened

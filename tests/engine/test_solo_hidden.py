@@ -13,7 +13,7 @@ from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo import Config
 from cardtable.engine.solo.actions import Play
 from cardtable.engine.solo.cards import parse_card
-from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, replay
+from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, audit_replay
 from cardtable.engine.solo.slot_actions import OWED, parse_slot_action
 from tests.engine.solo_helpers import act, legal, position
 from tests.engine.solo_hidden_table import Table, arrange, event_rows, play_round, random_step
@@ -52,7 +52,7 @@ def test_the_random_rounds_reach_every_hidden_step_and_the_audit_replays_them_as
         while audit.wanted():
             audit.turn_up(audit.wanted()[0], table.truth[audit.wanted()[0]])
         assert [event_rows(audit.apply(seat, text)) for seat, text in table.moves] == table.rows
-        again = replay(config, 0, table.truth, table.moves)
+        again = audit_replay(config, 0, table.truth, table.moves)
         assert again.public_view() == table.full.public_view()
         assert not again.wrong_judgements()
         seen["judgements"] += len(again.judgements)
@@ -126,7 +126,7 @@ def test_a_catch_on_a_hidden_hand_waits_for_the_holders_answer_and_the_audit_nam
     assert [len(h) for h in full.hands] == [4, 5] and not full.wrong_judgements()
     # A modified client answers "clear": everyone's course follows it; the audit names seat 1.
     cards = arrange(ANNIVERSARY, SEVENS)
-    audit = replay(ANNIVERSARY, 0, cards, [(1, "Y5@0"), (0, "catch:1"), (1, "clear")])
+    audit = audit_replay(ANNIVERSARY, 0, cards, [(1, "Y5@0"), (0, "catch:1"), (1, "clear")])
     assert [len(h) for h in audit.hands] == [6, 3]
     wrong = [(j.step, j.seat, j.claim) for j in audit.wrong_judgements()]
     assert wrong == [(2, 1, "owes no missed SOLO call")]
@@ -139,9 +139,9 @@ def test_a_call_or_a_late_call_on_a_hand_that_needs_none_is_named_at_the_audit()
     run([*seats, public, full], [(1, "Y5@0!")])  # nobody else can tell: accepted, recorded
     assert [(j.seat, j.truth) for j in public.judgements] == [(1, None)]
     assert [(j.seat, j.claim) for j in full.wrong_judgements()] == [(1, "calls SOLO with a call due")]
-    late = replay(ANNIVERSARY, 0, arrange(ANNIVERSARY, MIXED), [(1, "Y5@0"), (1, "solo")])
+    late = audit_replay(ANNIVERSARY, 0, arrange(ANNIVERSARY, MIXED), [(1, "Y5@0"), (1, "solo")])
     assert [(j.seat, j.claim) for j in late.wrong_judgements()] == [(1, "calls a missed SOLO late")]
-    due = replay(ANNIVERSARY, 0, arrange(ANNIVERSARY, SEVENS), [(1, "Y5@0"), (1, "solo")])
+    due = audit_replay(ANNIVERSARY, 0, arrange(ANNIVERSARY, SEVENS), [(1, "Y5@0"), (1, "solo")])
     assert due.judgements and not due.wrong_judgements()
 
 
@@ -156,7 +156,7 @@ def test_a_classic_missed_call_on_a_hidden_hand_is_answered_before_the_next_acti
     (answer,) = run(every, [(1, "owed")])
     assert [(k, s) for k, s, *_ in answer] == [("penalty", 1), ("draw", 0)]  # its 2 cards first
     assert [len(h) for h in full.hands] == [5, 5] and not full.wrong_judgements()
-    cheat = replay(config, 0, arrange(config, SEVENS), [(1, "Y5@0"), (0, "draw"), (1, "clear")])
+    cheat = audit_replay(config, 0, arrange(config, SEVENS), [(1, "Y5@0"), (0, "draw"), (1, "clear")])
     assert [(j.seat, j.claim) for j in cheat.wrong_judgements()] == [(1, "owes no missed SOLO call")]
     assert [len(h) for h in cheat.hands] == [5, 3]
 
@@ -277,7 +277,7 @@ def test_a_decline_leaves_the_jump_in_on_a_skip_open_where_todays_engine_closes_
     placed = {0: "Gskip", 4: "R1", 8: "R2", 12: "R3", 1: "protR", 5: "B1", 9: "B2", 13: "B3",
               2: "Y1", 6: "Y2", 10: "Y3", 14: "Y4", 3: "Gskip", 7: "G1", 11: "G2", 15: "G4", 16: "G3"}
     cards = arrange(config, placed)
-    hidden = replay(config, 0, cards, [(1, "Gskip@0"), (2, "decline")])
+    hidden = audit_replay(config, 0, cards, [(1, "Gskip@0"), (2, "decline")])
     assert hidden.turn == 3 and hidden.jump and "Gskip@3" in {str(a) for a in hidden.legal_actions(0)}
     assert [e.facts.get("jump") for e in hidden.apply(0, "Gskip@3")] == [True]
     assert hidden.laid_by == 0 and hidden.react is not None and hidden.react.pending == [1]
