@@ -121,13 +121,7 @@ class State:
 
     def needs_call(self, hand: list[Card]) -> bool:
         """Whether one play could empty ``hand``, so leaving it needs a SOLO call."""
-        if len(hand) == 1:
-            return True
-        if self.config.multiples and len(hand) >= 3:
-            first = hand[0].number
-            if first and all(c.number == first for c in hand):
-                return True
-        return len(hand) <= 3 and any(c.rank == "gift" for c in hand)
+        return needs_call(self.config, hand)
 
     def round_scores(self) -> list[int]:
         if self.winner is None:
@@ -740,6 +734,17 @@ class State:
         from cardtable.engine.match import snapshot_digest
 
         return snapshot_digest(self.snapshot())
+
+
+def needs_call(config: Config, hand: list[Card]) -> bool:
+    """Whether one play could empty ``hand``, so leaving it needs a SOLO call (RULES.md 1.5.2)."""
+    if len(hand) == 1:
+        return True
+    if config.multiples and len(hand) >= 3:
+        first = hand[0].number
+        if first and all(c.number == first for c in hand):
+            return True
+    return len(hand) <= 3 and any(c.rank == "gift" for c in hand)
 
 
 def new_round(config: Config, seed: bytes, round_no: int) -> State:
