@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from cardtable.cli.bot_cmd import bot
 from cardtable.cli.games_cmd import games
 from cardtable.cli.ladder_cmd import ladder
 from cardtable.cli.match_cmd import match
@@ -30,6 +31,7 @@ cli.add_command(play)
 cli.add_command(tournament)
 cli.add_command(games)
 cli.add_command(ladder)
+cli.add_command(bot)
 
 
 def main(argv: list[str] | None = None) -> None:
