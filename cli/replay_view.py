@@ -194,7 +194,7 @@ class ReplayApp(TableApp, inherit_bindings=False):
     """The table view of a log, move by move (the keys are in the footer)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "back", "Back"),
+        Binding("left", "step_back", "Back"),
         Binding("right,space", "forward", "Next", key_display="→"),
         Binding("pageup", "round_back", "Round", key_display="PgUp"),
         Binding("pagedown", "round_forward", "Round", key_display="PgDn"),
@@ -307,7 +307,7 @@ class ReplayApp(TableApp, inherit_bindings=False):
         self.replay.go(step)
         self.refresh_view()
 
-    def action_back(self) -> None:
+    def action_step_back(self) -> None:
         self._go(self.replay.step - 1)
 
     def action_forward(self) -> None:
