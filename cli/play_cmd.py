@@ -295,7 +295,9 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     else:
         from cardtable.cli.tui import TableApp
 
-        await TableApp(controller, bot_delay=bot_delay).run_async()
+        app = TableApp(controller, bot_delay=bot_delay)
+        app.theme = kept_theme() or app.theme
+        await app.run_async()
         if controller.summary:
             click.echo(controller.summary, err=True)
         if session.is_over() and over_at:  # stay: the others may not know yet that the match is over
@@ -308,6 +310,14 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
         click.echo("cardtable: you closed the client without leaving the table: your seat waits for you "
                    f"(a computer player takes it over meanwhile); {resume_hint} resumes it", err=True)
     return session.digest() if session.is_over() else None
+
+
+def kept_theme() -> str | None:
+    """The theme kept with ``cardtable config theme``."""
+    from cardtable.cli.settings import load
+
+    theme = load().get("theme")
+    return str(theme) if theme else None
 
 
 def default_bots() -> str:

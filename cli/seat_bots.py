@@ -33,9 +33,15 @@ def table_spec(text: str, players: int, computer: Sequence[int], game: str, forg
     """The table's bot spec from ``--bots``: one entry for every computer seat, or one a computer
     seat in seat order; each checked (a program is started once and greeted), or a click error."""
     entries = [e.strip() for e in text.split(SEATS) if e.strip()]
+    computer = list(computer)
+    if not computer:
+        entries = entries[:1]  # no computer seat: the first plays a seat a person leaves
     if len(entries) not in (1, len(computer)):
-        raise click.BadParameter(f"give 1 bot or {len(computer)} (one a computer seat), not {len(entries)}",
-                                 param_hint="--bots")
+        ctx = click.get_current_context(silent=True)
+        kept = ctx is not None and ctx.get_parameter_source("bots") == click.core.ParameterSource.DEFAULT_MAP
+        why = " (the bots setting: cardtable config bots)" if kept else ""
+        raise click.BadParameter(f"give 1 bot or {len(computer)} (one a computer seat), not "
+                                 f"{len(entries)}{why}", param_hint="--bots")
     checked = [_checked(entry, game) for entry in entries]
     if len(checked) == 1 and split_entry(checked[0])[0] == split_entry(checked[0])[1]:
         return with_forget(checked[0], forget)  # one unlabelled bot: the seats stay "cpu N"
