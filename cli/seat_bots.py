@@ -85,11 +85,14 @@ def shown_names(names: Sequence[str], spec: str) -> list[str]:
 
 def keep_logs(home: Path, debug_bots: Path | None, stderr: bool = True) -> None:
     """At a table: the programs' lines to ``debug_bots``, their stderr to ``home/bots`` (with
-    ``stderr``: a terminal client would paint over it)."""
+    ``stderr``: a terminal client would paint over it), until the command ends."""
     try:
         bot_logs.configure(bot_logs.BotLogs(debug_bots, home / BOTS_DIR if stderr else None))
     except OSError as err:
         raise click.ClickException(f"cannot create the bots' log folder: {err}") from None
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(lambda: bot_logs.configure(bot_logs.BotLogs()))
 
 
 def program_seats(spec: str, players: int) -> list[int]:
