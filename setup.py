@@ -10,6 +10,7 @@ packages = ["cardtable." + ".".join(init.parent.parts)
             for folder in FOLDERS for init in sorted(Path(folder).rglob("__init__.py"))]
 package_dir = {f"cardtable.{folder}": folder for folder in FOLDERS}
 package_dir["cardtable.docs"] = "docs"  # the rules and manuals, read by `cardtable` at run time
+package_dir["cardtable.examples"] = "examples"  # the example bots `cardtable bot new` copies
 
 extensions = []
 if Path("ai/_search.pyx").exists():
@@ -25,9 +26,9 @@ if Path("ai/_search.pyx").exists():
         extension.optional = True
 
 setup(
-    packages=[*packages, "cardtable.docs"],
+    packages=[*packages, "cardtable.docs", "cardtable.examples"],
     package_dir=package_dir,
-    package_data={"cardtable.docs": ["*.md"]},
+    package_data={"cardtable.docs": ["*.md"], "cardtable.examples": ["json_bot.py", "json_bot.js"]},
     exclude_package_data={"": ["*.c", "*.pyx", "*.pxi", "*.pxd"]},
     ext_modules=extensions,
 )

@@ -7,12 +7,14 @@ Bots draw randomness only from their own seeded ``engine.shuffle.Stream``, whose
 ``bot_seed`` derives one way from the match seed and the seat: a bot can never recompute
 the deal. Besides the built-in names, ``make_bot`` takes the plugin forms of
 ``ai/plugins.py`` (``module:Class``, ``path/bot.py:Class``, a ``cardtable.bots`` entry
-point, ``cmd:COMMAND``; docs/bots.md).
+point, ``cmd:COMMAND``; docs/bots.md). A spec may carry a label (``me=cmd:./mybot``), and a
+table's spec may name one bot a seat, comma-separated (``seat_specs``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -95,9 +97,39 @@ FORGET = "/forget="
 """A bot spec's suffix for the rate at which it forgets its SOLO calls: ``heuristic/forget=0.1``."""
 
 
+_LABEL = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
+SEATS = ","
+"""Separates the entries of a spec that names one bot a seat (``heuristic,me=cmd:./bot``)."""
+
+
+def split_entry(entry: str) -> tuple[str, str]:
+    """``LABEL=SPEC`` → (LABEL, SPEC); a bare spec is its own label."""
+    entry = entry.strip()
+    found = _LABEL.match(entry)
+    return (found.group(1), found.group(2).strip()) if found else (entry, entry)
+
+
+def seat_specs(spec: str) -> list[str]:
+    """The entries of a spec (one, or one a seat), labels and all."""
+    return [entry.strip() for entry in spec.split(SEATS)]
+
+
+def spec_for_seat(spec: str, seat: int) -> str:
+    """The bot spec (no label) of ``seat`` in a table's spec: its entry, or the only one."""
+    entries = seat_specs(spec)
+    return split_entry(entries[seat] if seat < len(entries) else entries[0])[1]
+
+
 def parse_bot_spec(spec: str) -> tuple[str, str]:
     """``name`` or ``name:level`` (with an optional ``/forget=RATE``) → (name, level); a plugin
-    spec → ("plugin", spec) once it loads. Raises ParseError for unknown bots and bad rates."""
+    spec → ("plugin", spec) once it loads. Raises ParseError for unknown bots and bad rates.
+    A labelled spec is read without its label; a spec a seat is checked entry by entry (the
+    first entry's answer is returned)."""
+    entries = seat_specs(spec)
+    if len(entries) > 1:
+        answers = [parse_bot_spec(entry) for entry in entries]
+        return answers[0]
+    spec = split_entry(spec)[1]
     base, rate = split_forget(spec)
     name, _, level = base.strip().partition(":")
     if name not in BOTS:
@@ -133,7 +165,14 @@ def split_forget(spec: str) -> tuple[str, float]:
 
 
 def with_forget(spec: str, rate: float) -> str:
-    """``spec`` with the SOLO-call forget rate ``rate`` (bots that never forget are left as they are)."""
+    """``spec`` with the SOLO-call forget rate ``rate`` (bots that never forget are left as they are;
+    each entry of a spec a seat, each label kept)."""
+    entries = seat_specs(spec)
+    if len(entries) > 1:
+        return SEATS.join(with_forget(entry, rate) for entry in entries)
+    label, bare = split_entry(spec)
+    if label != bare:
+        return f"{label}={with_forget(bare, rate)}"
     base, _ = split_forget(spec)
     name = base.strip().partition(":")[0]
     return f"{base}{FORGET}{rate:g}" if rate and name in FORGETFUL else base
@@ -142,7 +181,9 @@ def with_forget(spec: str, rate: float) -> str:
 def make_bot(spec: str, seed: bytes, seat: int, time_budget: float | None = None) -> Bot:
     """A bot from its spec (``random``, ``ismcts:fast``, ``heuristic/forget=0.1``, a plugin ...)
     for ``seat`` of the match seeded ``seed``; it is given ``bot_seed(seed, seat)``, never
-    ``seed`` itself. ``time_budget`` (seconds a decision) applies to process bots."""
+    ``seed`` itself. ``time_budget`` (seconds a decision) applies to process bots. A table's spec
+    a seat (``heuristic,me=cmd:./bot``) gives ``seat`` its own entry."""
+    spec = spec_for_seat(spec, seat)
     name, level = parse_bot_spec(spec)
     own_seed = bot_seed(seed, seat)
     if name == "plugin":

@@ -6,6 +6,11 @@ time budget; a program that crashes, hangs past it or answers an illegal action 
 decision to ``ai.fallback.Fallback``. After a crash, or three timeouts in a row, the program
 is stopped and the rest of that match is played by the fallback; the next match starts a
 new program.
+
+What a program says and writes can be kept (``ai.bot_logs``): with a transcript directory
+(``--debug-bots DIR``) every line sent and received goes to one file a seat, and each seat
+starts its own program (none is reused, so a transcript is whole); with a stderr directory
+the program's stderr goes to a file a seat instead of cardtable's stderr.
 """
 
 from __future__ import annotations
@@ -21,8 +26,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
+from cardtable.ai import bot_logs
 from cardtable.ai.fallback import Fallback
 from cardtable.engine.errors import ParseError
 
@@ -36,7 +43,13 @@ MAX_TIMEOUTS = 3
 
 
 class BotDied(Exception):
-    """The program exited, closed its output or broke the protocol."""
+    """The program exited, closed its output or broke the protocol (``exit_code`` when it
+    exited, ``line`` when it wrote one that breaks the protocol)."""
+
+    def __init__(self, message: str, exit_code: int | None = None, line: str | None = None) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.line = line
 
 
 def split_command(command: str) -> list[str]:
@@ -53,15 +66,31 @@ def split_command(command: str) -> list[str]:
 
 
 class BotProcess:
-    """One running program, greeted; ``ask`` sends a request and waits for its answer."""
+    """One running program, greeted; ``ask`` sends a request and waits for its answer.
 
-    def __init__(self, argv: list[str]) -> None:
+    ``stderr``: the file its stderr goes to (appended; None: cardtable's stderr); ``transcript``:
+    the file every line sent (``> ``) and received (``< ``) is appended to, with ``# `` notes."""
+
+    def __init__(self, argv: list[str], stderr: Path | None = None, transcript: Path | None = None) -> None:
         self.argv = argv
+        self.seat_bound = stderr is not None or transcript is not None  # never reused by another seat
+        self.transcript: IO[str] | None = None
+        if transcript is not None:
+            self.transcript = transcript.open("a", encoding="utf-8")
+            self.note(f"starting {shlex.join(argv)}")
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+            err_file = None if stderr is None else stderr.open("ab")
+            try:
+                self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=err_file, start_new_session=True,
+                                             preexec_fn=_die_with_parent)
+            finally:
+                if err_file is not None:
+                    err_file.close()
         except OSError as err:
+            self.note(f"cannot start it: {err.strerror}")
             raise BotDied(f"cannot start {argv[0]!r}: {err.strerror}") from None
+        self.note(f"pid {self.proc.pid}" + ("" if stderr is None else f", stderr to {stderr}"))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin
         self._out = self.proc.stdout.fileno()
@@ -76,9 +105,20 @@ class BotProcess:
         games = hello.get("games")
         self.games: list[str] = [g for g in games if isinstance(g, str)] if isinstance(games, list) else []
 
+    def note(self, text: str) -> None:
+        """A ``# `` line in the transcript (if one is kept)."""
+        self._record("# ", text)
+
+    def _record(self, mark: str, text: str) -> None:
+        if self.transcript is not None:
+            self.transcript.write(mark + text + "\n")
+            self.transcript.flush()
+
     def send(self, message: dict[str, Any]) -> None:
+        line = json.dumps(message, separators=(",", ":"))
+        self._record("> ", line)
         try:
-            self._in.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._in.write(line.encode() + b"\n")
             self._in.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise BotDied("its input is closed") from None
@@ -91,14 +131,18 @@ class BotProcess:
             line = self._line(deadline)
             if line is None:
                 return None
+            text = line.decode("utf-8", "replace")
             try:
                 answer = json.loads(line)
             except ValueError:
-                raise BotDied(f"it wrote a line that is not JSON: {line[:60]!r}") from None
+                raise BotDied(f"it wrote a line that is not JSON: {line[:60]!r}", line=text) from None
             if not isinstance(answer, dict):
-                raise BotDied("it wrote JSON that is not an object")
+                raise BotDied("it wrote JSON that is not an object", line=text)
             if request_id is None or answer.get("id") == request_id:
                 return answer  # answers to earlier, timed-out requests are dropped
+
+    last_line = ""
+    """The line the program wrote last (as text)."""
 
     def _line(self, deadline: float) -> bytes | None:
         while b"\n" not in self._buffer:
@@ -110,9 +154,17 @@ class BotProcess:
                 return None
             chunk = os.read(self._out, 1 << 16)
             if not chunk:
-                raise BotDied(f"it exited (code {self.proc.poll()})")
+                try:
+                    code = self.proc.wait(1.0)
+                except subprocess.TimeoutExpired:
+                    code = None
+                self.note(f"its output closed (exit code {code})")
+                raise BotDied(f"it exited (code {code})" if code is not None else "it closed its output",
+                              exit_code=code)
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
+        self.last_line = line.decode("utf-8", "replace")
+        self._record("< ", self.last_line)
         return line
 
     def cpu_seconds(self) -> float:
@@ -145,13 +197,22 @@ class BotProcess:
             self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+        self.note(f"stopped (exit code {self.proc.returncode})")
+        if self.transcript is not None:
+            self.transcript.close()
+            self.transcript = None
 
 
 _RUNNING: set[BotProcess] = set()
 _IDLE: dict[tuple[str, ...], list[BotProcess]] = {}
 
 
-def _acquire(argv: list[str]) -> BotProcess:
+def _acquire(argv: list[str], seat: int) -> BotProcess:
+    """A greeted program: an idle one of the same command, or a new one (always a new one when
+    transcripts are kept, or when stderr goes to a file a seat)."""
+    logs = bot_logs.current()
+    if logs.transcripts is not None or logs.stderr is not None:
+        return BotProcess(argv, logs.stderr_file(seat), logs.transcript(seat))
     idle = _IDLE.get(tuple(argv), [])
     while idle:
         process = idle.pop()
@@ -162,7 +223,7 @@ def _acquire(argv: list[str]) -> BotProcess:
 
 
 def _release(process: BotProcess) -> None:
-    if process.alive():
+    if process.alive() and not process.seat_bound:
         _IDLE.setdefault(tuple(process.argv), []).append(process)
     else:
         process.stop()
@@ -190,16 +251,31 @@ class ProcessBot:
         self._started = False
         self._cpu_start = 0.0
         self._cpu = 0.0
+        self.stderr = bot_logs.current().stderr_file(seat)
         try:
-            self._process = _acquire(argv)
+            self._process = _acquire(argv, seat)
             self.name = self._process.name
             self._cpu_start = self._process.cpu_seconds()
-        except BotDied:
-            self.fallback.fault("crash", False, {}, [])
+        except BotDied as err:
+            self.fallback.fault("crash", False, {}, [], self._detail(err, True))
 
     @property
     def faults(self) -> dict[str, int]:
         return self.fallback.faults
+
+    @property
+    def fault_examples(self) -> dict[str, dict[str, Any]]:
+        return self.fallback.examples
+
+    def _detail(self, err: BotDied, stopped: bool) -> dict[str, Any]:
+        detail: dict[str, Any] = {"error": str(err), "stopped": stopped}
+        if err.exit_code is not None:
+            detail["exit_code"] = err.exit_code
+        if err.line is not None:
+            detail["line"] = err.line
+        if self.stderr is not None:
+            detail["stderr"] = str(self.stderr)
+        return detail
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
         return self._decide("choose", obs, legal)
@@ -223,20 +299,30 @@ class ProcessBot:
             moves = {str(a): a for a in legal}
             answer = process.ask({"type": kind, "id": process.next_id, "obs": obs, "legal": list(moves),
                                   "budget_ms": round(self.budget * 1000)}, self.budget, process.next_id)
-        except BotDied:
+        except BotDied as err:
+            process.note(f"stopped: {err}")
             self._drop(kill=True)
-            return self.fallback.fault("crash", must, obs, legal)
+            return self.fallback.fault("crash", must, obs, legal, self._detail(err, True))
         if answer is None:
             self._timeouts += 1
-            if self._timeouts >= MAX_TIMEOUTS:
+            stop = self._timeouts >= MAX_TIMEOUTS
+            process.note(f"no answer to {process.next_id} within {self.budget:g} s"
+                         + (f": stopped after {MAX_TIMEOUTS} timeouts in a row" if stop else ""))
+            if stop:
                 self._drop(kill=True)
-            return self.fallback.fault("timeout", must, obs, legal)
+            detail = {"error": f"no answer to request {process.next_id} within {self.budget:g} s"
+                      + (f" ({MAX_TIMEOUTS} in a row: stopped)" if stop else ""), "stopped": stop}
+            return self.fallback.fault("timeout", must, obs, legal, detail)
         self._timeouts = 0
         text = answer.get("action")
         if text is None and not must:
             return None
         if not isinstance(text, str) or text not in moves:
-            return self.fallback.fault("illegal", must, obs, legal)
+            process.note(f"illegal: {text!r} is not one of the {len(moves)} legal actions")
+            return self.fallback.fault("illegal", must, obs, legal, {
+                "error": f"it answered {json.dumps(text)}, not one of the legal actions",
+                "answer": text if text is None or isinstance(text, str | int | float | bool) else str(text),
+                "line": process.last_line})
         return moves[text]
 
     def _drop(self, kill: bool) -> None:
@@ -254,7 +340,8 @@ class ProcessBot:
         return self._cpu + self._process.cpu_seconds() - self._cpu_start
 
     def close(self) -> None:
-        """The match is over: the program goes back to the pool for the next one."""
+        """The match is over: the program goes back to the pool for the next one (or stops,
+        when its lines are being kept)."""
         process, self._process = self._process, None
         if process is not None:
             self._cpu += process.cpu_seconds() - self._cpu_start

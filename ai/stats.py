@@ -142,7 +142,8 @@ def _r(x: float, digits: int) -> float | None:
 
 def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per bot: seat-games, deals, win rate and mean score with clustered 95% intervals, wall
-    and CPU milliseconds per move, faults; with complete duplicate deals, its paired
+    and CPU milliseconds per move, faults (and ``fault_examples``: each kind's first, from the
+    earliest game, with its ``game`` and ``seat``); with complete duplicate deals, its paired
     ``advantage`` over the others."""
     deals = _by_deal(results)
     complete = _complete_deals(results)
@@ -153,6 +154,7 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         seconds = cpu = 0.0
         moves = seat_games = 0
         faults: dict[str, int] = {}
+        examples: dict[str, dict[str, Any]] = {}
         for games in deals.values():
             seats = list(_seats(games, bot))
             if not seats:
@@ -168,6 +170,10 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         moves += g["moves"][seat]
                         for kind, count in (g.get("faults") or [{}] * len(g["bots"]))[seat].items():
                             faults[kind] = faults.get(kind, 0) + count
+                        for kind, example in (g.get("fault_examples") or [{}] * len(g["bots"]))[seat].items():
+                            first = examples.get(kind)
+                            if first is None or (first["game"], first["seat"]) > (g["index"], seat):
+                                examples[kind] = {**example, "game": g["index"], "seat": seat}
         every_seat = all(name == bot for g in results for name in g["bots"])
         rate, low, high = rate_interval(win_clusters, every_seat)
         mean, slo, shi = mean_interval(score_clusters)
@@ -178,6 +184,8 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "ms_per_move": round(1000 * seconds / moves, 3) if moves else 0.0,
             "cpu_ms_per_move": round(1000 * cpu / moves, 3) if moves else 0.0,
             "faults": faults}
+        if examples:
+            row["fault_examples"] = {kind: examples[kind] for kind in sorted(examples)}
         advantage = _paired(complete, bot, [o for o in entrants if o != bot]) if complete else None
         if advantage is not None:
             row["advantage"] = advantage

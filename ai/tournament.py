@@ -14,7 +14,6 @@ or a Ray cluster (``ai/runner_ray.py``); stopping it (Ctrl-C) stops the workers 
 
 from __future__ import annotations
 
-import re
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +23,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from cardtable.ai.bots import make_bot
+from cardtable.ai import bot_logs
+from cardtable.ai.bots import make_bot, split_entry
 from cardtable.ai.driver import GameResult, play_match
 from cardtable.ai.stats import summarize
 from cardtable.engine.games import config_from_dict
@@ -32,16 +32,6 @@ from cardtable.engine.log import encode_entry, encode_header
 from cardtable.engine.match import Match, match_seed
 
 __all__ = ["Game", "play_all", "play_one", "round_robin", "run", "schedule", "split_entry", "summarize"]
-
-_LABEL = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
-
-
-def split_entry(entry: str) -> tuple[str, str]:
-    """``LABEL=SPEC`` → (LABEL, SPEC); a bare spec is its own label."""
-    entry = entry.strip()
-    found = _LABEL.match(entry)
-    return (found.group(1), found.group(2).strip()) if found else (entry, entry)
-
 
 @dataclass(frozen=True)
 class Game:
@@ -92,18 +82,24 @@ class Task:
     log_dir: str | None = None
     time_budget: float | None = None
     rounds: int = 0
+    debug_dir: str | None = None
 
 
 def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str | None,
-             time_budget: float | None = None, rounds: int = 0) -> dict[str, Any]:
+             time_budget: float | None = None, rounds: int = 0,
+             debug_dir: str | None = None) -> dict[str, Any]:
     """Play one scheduled game (only its first ``rounds`` rounds if > 0); returns plain data
-    (safe to send between processes)."""
+    (safe to send between processes). ``debug_dir``: the programs' transcripts and stderr go
+    there, ``game-NNNN-seat-S.log`` and ``.stderr`` (``ai.bot_logs``)."""
     config = config_from_dict(config_data)
     seed = match_seed(master, game.deal)
     bots: list[Any] = []
+    where = None if debug_dir is None else Path(debug_dir)
     try:
-        for seat in range(len(game.bots)):
-            bots.append(make_bot(game.spec(seat), seed, seat, time_budget))
+        with bot_logs.using(bot_logs.BotLogs(where, where, f"game-{game.index:04d}-") if where
+                            else bot_logs.current()):
+            for seat in range(len(game.bots)):
+                bots.append(make_bot(game.spec(seat), seed, seat, time_budget))
         result: GameResult = play_match(Match(config, seed), bots, clock=time.perf_counter,
                                         cpu_clock=time.thread_time, rounds=rounds)
     finally:
@@ -118,13 +114,17 @@ def play_one(config_data: dict[str, Any], master: int, game: Game, log_dir: str 
             "scores": result.scores, "winners": result.winners, "digest": result.digest,
             "seconds": result.seconds_per_seat, "cpu": result.cpu_per_seat, "moves": result.moves_per_seat,
             "faults": [dict(getattr(b, "faults", {})) for b in bots]}
+    examples = [dict(getattr(b, "fault_examples", {})) for b in bots]
+    if any(examples):
+        data["fault_examples"] = examples
     if game.table is not None:
         data["table"] = game.table
     return data
 
 
 def play_task(task: Task) -> dict[str, Any]:
-    return play_one(task.config, task.master, task.game, task.log_dir, task.time_budget, task.rounds)
+    return play_one(task.config, task.master, task.game, task.log_dir, task.time_budget, task.rounds,
+                    task.debug_dir)
 
 
 def write_log(path: Path, config: Any, seed: bytes, bots: list[str], result: GameResult) -> None:

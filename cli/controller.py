@@ -280,6 +280,10 @@ class LocalSession(BaseSession):
         specs = [bots] * n if isinstance(bots, str) else list(bots)
         self.bots: dict[int, Bot] = {s: make_bot(specs[s], match.seed, s) for s in range(n) if s != seat}
         self._names = list(names) if names else [("you" if s == seat else f"cpu {s}") for s in range(n)]
+        if isinstance(bots, str):
+            from cardtable.cli.seat_bots import shown_names
+
+            self._names = shown_names(self._names, bots)
         self._left = False
         self._asked = -1
 
@@ -412,7 +416,10 @@ class NetSession(BaseSession):
         return "left" if self.kept or self.peer.left or self.peer.leaving else str(self.peer.table.phase)
 
     def names(self) -> list[str]:
-        return [s.name or f"seat {i}" for i, s in enumerate(self.peer.table.seats)]
+        from cardtable.cli.seat_bots import shown_names
+
+        return shown_names([s.name or f"seat {i}" for i, s in enumerate(self.peer.table.seats)],
+                           str(self.peer.bots_spec))
 
     def controllers(self) -> list[str]:
         return [str(s.controller) for s in self.peer.table.seats]
@@ -443,11 +450,12 @@ class NetSession(BaseSession):
     def seat_holders(self) -> list[tuple[str, str]]:
         me = self.seat
         rows = []
+        names = self.names()
         for s, seat in enumerate(self.peer.table.seats):
             if s == me:
                 rows.append(("you", "you"))
             elif seat.controller == "cpu":
-                rows.append((seat.name or f"cpu {s}", "computer"))
+                rows.append((names[s], "computer"))
             elif seat.owner is None:
                 rows.append(("free", "free"))
             else:

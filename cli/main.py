@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from cardtable.cli.bot_cmd import bot
+from cardtable.cli.config_cmd import config
 from cardtable.cli.games_cmd import games
 from cardtable.cli.ladder_cmd import ladder
 from cardtable.cli.match_cmd import match
@@ -13,13 +15,20 @@ from cardtable.cli.net_cmds import host, join, tables
 from cardtable.cli.peek_cmd import peek
 from cardtable.cli.play_cmd import play
 from cardtable.cli.replay_cmd import replay
+from cardtable.cli.stats_cmd import stats
 from cardtable.cli.tournament_cmd import tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cardtable", prog_name="cardtable", message="%(prog)s %(version)s")
-def cli() -> None:
-    """SOLO and SCOUT on a LAN with no server, and headless matches between bots."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """SOLO and SCOUT on a LAN with no server, and headless matches between bots.
+
+    The settings kept with 'cardtable config' are the defaults of the options they stand for."""
+    from cardtable.cli.settings import defaults, load
+
+    ctx.default_map = defaults(load())
 
 
 cli.add_command(match)
@@ -32,6 +41,9 @@ cli.add_command(tournament)
 cli.add_command(games)
 cli.add_command(ladder)
 cli.add_command(peek)
+cli.add_command(bot)
+cli.add_command(config)
+cli.add_command(stats)
 
 
 def main(argv: list[str] | None = None) -> None:

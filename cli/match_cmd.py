@@ -18,6 +18,7 @@ from cardtable.ai.stats import pairs
 from cardtable.ai.tournament import Task, play_all, schedule, split_entry, summarize
 from cardtable.cli.options import (
     bot_time_option,
+    debug_bots_option,
     edition_option,
     game_argument,
     make_config,
@@ -66,11 +67,12 @@ Examples:
 @out_option
 @resume_option
 @bot_time_option
+@debug_bots_option
 @ray_option
 @rule_option
 def match(game: str, players: int, edition: str | None, bots: str, games: int, seed: int | None,
           duplicate: bool, rotate: bool, workers: int, as_json: bool, log_dir: Path | None,
-          out: Path | None, resume: bool, bot_time: float, ray_address: str | None,
+          out: Path | None, resume: bool, bot_time: float, debug_bots: Path | None, ray_address: str | None,
           rules: tuple[str, ...]) -> None:
     """Play GAME (solo or scout) between computer players, headless.
 
@@ -82,11 +84,13 @@ def match(game: str, players: int, edition: str | None, bots: str, games: int, s
     entries = bot_entries(bots, players, game)
     seed = resumed_seed(seed, out, resume)
     make_log_dir(log_dir)
+    make_log_dir(debug_bots, "--debug-bots")
     plan = schedule(games, entries, duplicate, rotate)
     header = {"seed": seed, "game": config.game, "config": config.to_dict(), "bots": entries,
               "duplicate": duplicate, "rotate": rotate, "deals": games}
     where = None if log_dir is None else str(log_dir)
-    tasks = [Task(config.to_dict(), seed, g, where, bot_time) for g in plan]
+    debug_dir = None if debug_bots is None else str(debug_bots.resolve())
+    tasks = [Task(config.to_dict(), seed, g, where, bot_time, debug_dir=debug_dir) for g in plan]
     results, interrupted = run_batch(tasks, header, out, resume, workers, ray_address, config.describe())
     report = {key: header[key] for key in ("seed", "game", "config", "bots", "duplicate", "rotate")}
     report["games"] = results
@@ -163,13 +167,13 @@ def resumed_seed(seed: int | None, out: Path | None, resume: bool) -> int:
     return seed
 
 
-def make_log_dir(log_dir: Path | None) -> None:
+def make_log_dir(log_dir: Path | None, option: str = "--log-dir") -> None:
     if log_dir is not None:
         try:
             log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             problem = f"cannot create {log_dir}: {err.strerror}"
-            raise click.BadParameter(problem, param_hint="--log-dir") from None
+            raise click.BadParameter(problem, param_hint=option) from None
 
 
 def run_batch(tasks: list[Task], header: dict[str, Any], out: Path | None, resume: bool, workers: int,
@@ -257,7 +261,31 @@ def summary_table(report: dict[str, Any]) -> str:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(row["faults"].items()) if k != "fallback_moves")
             moved = row["faults"].get("fallback_moves", 0)
             lines.append(f"faults: {row['bot']}: {kinds} ({moved} moves made by the fallback)")
+            for example in row.get("fault_examples", {}).values():
+                lines += ["  " + line for line in fault_example_lines(example)]
     return "\n".join(lines)
+
+
+def fault_example_lines(example: dict[str, Any]) -> list[str]:
+    """A fault's first example in a few lines: where, what went wrong, the line the bot wrote,
+    the legal actions it had, the traceback."""
+    where = f"game {example['game']}, seat {example['seat']}, " if "game" in example else ""
+    when = f"round {(example.get('round') or 0) + 1}, {example['decision']}"
+    head = f"first {example['kind']} ({where}{when}): "
+    lines = [head + str(example.get("error") or example["kind"])]
+    if example.get("line"):
+        lines.append(f"  it wrote: {example['line'][:200]}")
+    if example["kind"] == "illegal":
+        shown = ", ".join(example["legal"])
+        more = example["legal_count"] - len(example["legal"])
+        lines.append(f"  legal were: {shown}" + (f" (and {more} more)" if more > 0 else ""))
+    if example.get("exit_code") is not None:
+        lines.append(f"  exit code {example['exit_code']}")
+    if example.get("traceback"):
+        lines += ["  " + line for line in example["traceback"].rstrip().splitlines()[-12:]]
+    if example.get("stderr"):
+        lines.append(f"  its stderr: {example['stderr']}")
+    return lines
 
 
 def _pct(span: list[float]) -> str:

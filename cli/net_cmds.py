@@ -19,11 +19,12 @@ from typing import Any
 
 import click
 
-from cardtable.ai.bots import parse_bot_spec, with_forget
+from cardtable.ai.bots import parse_bot_spec
 from cardtable.cli.options import (
     auto_option,
     bot_delay_option,
     broadcast_option,
+    debug_bots_option,
     discovery_port_option,
     edition_option,
     forget_calls_option,
@@ -48,6 +49,7 @@ from cardtable.cli.options import (
     turn_clock_option,
     verbose_option,
 )
+from cardtable.cli.seat_bots import keep_logs, table_spec
 from cardtable.cli.words import plural
 from cardtable.engine.errors import ParseError
 
@@ -182,8 +184,10 @@ def _table_list(heard: list[Any]) -> str:
 @edition_option
 @click.option("--cpu", type=click.IntRange(0, 9), default=0, show_default=True,
               help="Seats for computer players (the others wait for people).")
-@click.option("--bots", default="heuristic", show_default=True, metavar="BOT",
-              help="The bot of the computer seats (random, heuristic, ismcts:fast...).")
+@click.option("--bots", default="heuristic", show_default=True, metavar="BOT[,BOT...]",
+              help="The computer seats' bot, or one a computer seat, LABEL=BOT naming it at the table "
+                   "(random, heuristic, ismcts:fast..., cmd:COMMAND; docs/bots.md).")
+@debug_bots_option
 @pool_option
 @threshold_option
 @rounds_option
@@ -207,9 +211,9 @@ def _table_list(heard: list[Any]) -> str:
 @verbose_option
 @plain_option
 @turn_clock_option
-def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str, pool: int | None,
-         threshold: int | None, rounds: int | None, rules: tuple[str, ...], deal: str | None,
-         passphrase: str | None, port: int,
+def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str,
+         debug_bots: Path | None, pool: int | None, threshold: int | None, rounds: int | None,
+         rules: tuple[str, ...], deal: str | None, passphrase: str | None, port: int,
          auto: str | None, home: Path | None, fresh: bool, takeover: float, bot_delay: float,
          forget_calls: float, linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool,
          plain: bool, turn_clock: float | None) -> None:
@@ -219,15 +223,14 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     match is played headless and 'digest: <hex>' is printed on stdout when it is over. An
     unfinished table kept in --home (after a crash) is resumed instead, unless --fresh.
     """
-    _check_bot(bots, "--bots")
-    bots = with_forget(bots, forget_calls)
+    if cpu >= players:
+        raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
+                                 param_hint="--cpu")
+    bots = table_spec(bots, players, range(players - cpu, players), game, forget_calls)
     auto = _auto(auto)
     _check_name(name)
     config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold, rounds),
                          **parse_rules(rules))
-    if cpu >= players:
-        raise click.BadParameter(f"leave at least one seat for a person (--players {players})",
-                                 param_hint="--cpu")
     if deal == "hidden" and game != "scout":
         raise click.BadParameter("hidden hands cover SCOUT so far: a SOLO table deals open",
                                  param_hint="--deal")
@@ -235,6 +238,8 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
     ctx.client = _client(auto, plain, turn_clock)
+    if ctx.client is not None or debug_bots is not None:  # a full-screen table would paint over stderr
+        keep_logs(ctx.home.path, debug_bots, stderr=ctx.client is not None)
     peer = ctx.resume_or_none(fresh, name, hosting=True)
     if peer is None:
         from cardtable.p2p.peer import Peer

@@ -27,6 +27,10 @@ resume_option = click.option("--resume", is_flag=True,
 bot_time_option = click.option("--bot-time", type=click.FloatRange(0.01, 3600), default=5.0,
                                show_default=True, metavar="SECONDS",
                                help="Time budget a decision for cmd: bots (docs/bot-protocol.md).")
+debug_bots_option = click.option("--debug-bots", type=click.Path(file_okay=False, path_type=Path),
+                                 default=None, metavar="DIR",
+                                 help="Keep every line sent to and received from each cmd: bot in DIR, a "
+                                      "file a seat (and its stderr beside it; docs/bot-protocol.md).")
 ray_option = click.option("--ray", "ray_address", is_flag=False, flag_value="", default=None,
                           metavar="[ADDRESS]",
                           help="Play the games as Ray tasks on the cluster at ADDRESS (a local one when "

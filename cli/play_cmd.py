@@ -22,10 +22,11 @@ from typing import Any
 
 import click
 
-from cardtable.ai.bots import make_bot, parse_bot_spec, with_forget
-from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession
+from cardtable.ai.bots import make_bot, with_forget
+from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession, Note
 from cardtable.cli.options import (
     bot_delay_option,
+    debug_bots_option,
     edition_option,
     forget_calls_option,
     home_option,
@@ -41,6 +42,7 @@ from cardtable.cli.options import (
     threshold_option,
     turn_clock_option,
 )
+from cardtable.cli.seat_bots import keep_logs, table_spec, tell_faults
 from cardtable.cli.table_logs import PLAY_DIR
 from cardtable.engine.errors import ParseError
 from cardtable.engine.games import GAME_NAMES
@@ -59,6 +61,7 @@ Examples:
   cardtable play solo --edition anniversary --players 3 --bots ismcts:strong
   cardtable play scout --players 4 --turn-clock 30
   cardtable play solo --plain --seed 7         (line mode: type R7, wild:B, draw ...)
+  cardtable play solo --players 3 --bots 'me=cmd:python3 mybot.py,strong'   (your bot at the table)
 """
 
 
@@ -69,9 +72,12 @@ Examples:
 @pool_option
 @threshold_option
 @rounds_option
-@click.option("--bots", default=None, metavar="BOT",
-              help="The computer players: random, heuristic, ismcts:fast|normal|strong (or just fast, "
-                   f"normal, strong) [default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")
+@click.option("--bots", default=None, metavar="BOT[,BOT...]",
+              help="The computer players, one bot for all or one a computer seat, LABEL=BOT naming it at the "
+                   "table: random, heuristic, ismcts:fast|normal|strong (or just fast, normal, strong), "
+                   "module:Class, path/bot.py:Class, cmd:COMMAND "
+                   f"[default: {DEFAULT_BOTS}; {FALLBACK_BOTS} without the compiled search].")
+@debug_bots_option
 @plain_option
 @turn_clock_option
 @bot_delay_option
@@ -84,9 +90,9 @@ Examples:
 @click.option("--no-network", is_flag=True,
               help="Play in this process, without the p2p stack and its sockets (no log is kept).")
 def play(game: str | None, players: int, edition: str | None, pool: int | None, threshold: int | None,
-         rounds: int | None, bots: str | None, plain: bool, turn_clock: float | None, bot_delay: float,
-         forget_calls: float, seed: int | None, home: Path | None, rules: tuple[str, ...], resume: bool,
-         no_network: bool) -> None:
+         rounds: int | None, bots: str | None, debug_bots: Path | None, plain: bool, turn_clock: float | None,
+         bot_delay: float, forget_calls: float, seed: int | None, home: Path | None, rules: tuple[str, ...],
+         resume: bool, no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
@@ -102,8 +108,10 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
         raise click.UsageError("missing GAME: solo or scout (or --resume)")
     if not plain:
         need_terminal()
-    spec = with_forget(resolve_bots(bots), forget_calls)
     play_home = play_dir(home)
+    kept_game, kept_players = kept_table(play_home) if resume else (game, players)
+    spec = play_bots(bots, kept_players, kept_game or "solo", forget_calls)
+    keep_logs(play_home, debug_bots)
     if resume:
         digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home))
     else:
@@ -121,12 +129,30 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
             session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
             digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                             bot_delay=bot_delay))
+                                             bot_delay=bot_delay, bots=spec))
         else:
             kept = None if resuming else config
             digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home))
     if digest:
         click.echo(f"digest: {digest}")
+
+
+def play_bots(bots: str | None, players: int, game: str, forget_calls: float) -> str:
+    """The table's bot spec: the default, or ``--bots`` for the computer seats 1 .. players-1."""
+    if bots is None:
+        return with_forget(default_bots(), forget_calls)
+    return table_spec(bots, players, range(1, players), game, forget_calls)
+
+
+def kept_table(play_home: Path) -> tuple[str | None, int]:
+    """The game and the number of players of the match kept for ``play --resume`` (None, 0: none)."""
+    from cardtable.cli.table_logs import read_table_log
+
+    try:
+        config = read_table_log(play_home / "table.log").table.config
+    except (OSError, ValueError):
+        return None, 0
+    return (None, 0) if config is None else (config.game, config.players)
 
 
 def play_dir(home: Path | None) -> Path:
@@ -197,7 +223,7 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
             raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
         return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                 resume_hint="cardtable play --resume")
+                                 resume_hint="cardtable play --resume", bots=bots)
     finally:
         await node.close()
 
@@ -236,18 +262,23 @@ def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, flo
 
     async def client(node: Any, peer: Any, linger: float) -> str | None:
         return await run_session(NetSession(node, peer), plain=plain, turn_clock=turn_clock, linger=linger,
-                                 resume_hint="the same command")
+                                 resume_hint="the same command", bots=str(peer.bots_spec))
 
     return client
 
 
 async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
-                      bot_delay: float | None = None, resume_hint: str | None = None) -> str | None:
+                      bot_delay: float | None = None, resume_hint: str | None = None,
+                      bots: str | None = None) -> str | None:
     """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
 
     ``resume_hint``: the table is kept on disk, and this command resumes it, so closing the
-    client without leaving is worth a word on how to come back."""
+    client without leaving is worth a word on how to come back. ``bots``: the table's bot spec
+    (its programs' stderr files and faults are told at the table)."""
     controller = Controller(session, turn_clock=turn_clock)
+    if bots is not None:
+        tell_faults(lambda text: session._emit(Note("table", None, text)), session.names,
+                    lambda: [s for s, c in enumerate(session.controllers()) if c != "human"], bots)
     over_at: list[float] = []
 
     def note_the_end() -> None:
@@ -264,7 +295,9 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     else:
         from cardtable.cli.tui import TableApp
 
-        await TableApp(controller, bot_delay=bot_delay).run_async()
+        app = TableApp(controller, bot_delay=bot_delay)
+        app.theme = kept_theme() or app.theme
+        await app.run_async()
         if controller.summary:
             click.echo(controller.summary, err=True)
         if session.is_over() and over_at:  # stay: the others may not know yet that the match is over
@@ -279,24 +312,23 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     return session.digest() if session.is_over() else None
 
 
-def resolve_bots(spec: str | None) -> str:
-    """The bot spec for the computer seats; the default falls back to heuristic without the search."""
-    if spec is None:
-        try:
-            make_bot(DEFAULT_BOTS, b"check", 1)
-            return DEFAULT_BOTS
-        except ParseError:
-            click.echo(f"cardtable: the compiled search is missing: the computer players are {FALLBACK_BOTS}",
-                       err=True)
-            return FALLBACK_BOTS
-    if spec in ("fast", "normal", "strong"):
-        spec = f"ismcts:{spec}"
+def kept_theme() -> str | None:
+    """The theme kept with ``cardtable config theme``."""
+    from cardtable.cli.settings import load
+
+    theme = load().get("theme")
+    return str(theme) if theme else None
+
+
+def default_bots() -> str:
+    """The default computer players; heuristic without the compiled search."""
     try:
-        parse_bot_spec(spec)
-        make_bot(spec, b"check", 1)
-    except ParseError as err:
-        raise click.BadParameter(str(err), param_hint="--bots") from None
-    return spec
+        make_bot(DEFAULT_BOTS, b"check", 1)
+        return DEFAULT_BOTS
+    except ParseError:
+        click.echo(f"cardtable: the compiled search is missing: the computer players are {FALLBACK_BOTS}",
+                   err=True)
+        return FALLBACK_BOTS
 
 
 def need_terminal() -> None:

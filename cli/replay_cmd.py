@@ -22,21 +22,33 @@ Examples:
   cardtable replay logs/game-0000.ctlog
   cardtable replay --verify logs/game-0000.ctlog
   cardtable replay ~/.config/cardtable/play/table.log     (see 'cardtable games')
+  cardtable replay logs/game-0000.ctlog --view             (move by move in the table view)
 """
 
 
 @click.command(epilog=EXAMPLES)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--verify", is_flag=True, help="Only verify: print one summary line, not the account.")
-def replay(file: Path, verify: bool) -> None:
+@click.option("--view", is_flag=True,
+              help="Step through the game in the full-screen table, move by move, forward and back.")
+def replay(file: Path, verify: bool, view: bool) -> None:
     """Replay FILE, check every entry against the rules (and its digest or signatures), and tell
-    the game in words."""
+    the game in words (or, with --view, show it move by move)."""
     if file.is_dir():
         raise click.ClickException(f"{file} is a directory: give one log file ('cardtable games' lists them)")
     try:
         data = file.read_bytes()
     except OSError as err:
         raise click.ClickException(f"cannot read {file}: {err.strerror}") from None
+    if view:
+        from cardtable.cli.play_cmd import need_terminal
+        from cardtable.cli.replay_view import view as show
+
+        if verify:
+            raise click.UsageError("--view and --verify: give one")
+        need_terminal()
+        show(file, data)
+        return
     if is_table_log(data):
         _replay_table(file, verify)
         return

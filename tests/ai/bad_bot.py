@@ -18,6 +18,7 @@ def main() -> None:
         elif msg["type"] in ("choose", "react"):
             decisions += 1
             if mode == "crash" and decisions == 5:
+                print("bad-crash: exit 3", file=sys.stderr, flush=True)
                 sys.exit(3)
             if mode == "hang" and decisions >= 4:
                 time.sleep(60)

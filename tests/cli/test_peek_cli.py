@@ -62,3 +62,15 @@ def test_peek_refuses_an_open_table_and_other_files_in_one_line(capsys: pytest.C
     other.write_text("{hello}")
     code, _, err = run(capsys, "peek", str(other))
     assert code == 1 and "not a table log" in err and len(err.splitlines()) == 1
+
+
+def test_replay_view_of_a_hidden_table_says_why_not_in_one_line(tmp_path: Path) -> None:
+    """Its seed deals no card: the view would show made-up hands."""
+    import click
+
+    from cardtable.cli.replay_view import load_frames
+
+    _, joiner_log = hidden_logs(tmp_path)
+    with pytest.raises(click.ClickException, match="a hidden-hands table") as err:
+        load_frames(joiner_log, joiner_log.read_bytes())
+    assert "\n" not in err.value.format_message()

@@ -62,6 +62,7 @@ def test_wheel_from_the_sdist_has_the_search_and_plays_outside_the_tree(
     assert [n for n in names if n.startswith("cardtable/ai/_search.") and n.endswith(".so")]
     assert not [n for n in names if n.endswith((".c", ".pyx", ".pxi", ".pxd"))]
     assert "cardtable/docs/rules-notes.md" in names
+    assert {"cardtable/examples/json_bot.py", "cardtable/examples/json_bot.js"} <= set(names)
     tops = {n.split("/")[0] for n in names if not n.startswith("cardtable-")}
     assert tops == {"cardtable"}, f"installs beside cardtable/: {tops - {'cardtable'}}"
 
@@ -69,6 +70,10 @@ def test_wheel_from_the_sdist_has_the_search_and_plays_outside_the_tree(
     out = checked(cardtable, "match", "solo", "--players", "3", "--games", "1", "--seed", "5",
                   "--bots", "ismcts:fast,heuristic,random", cwd=tmp_path)
     assert "ismcts:fast" in out
+    checked(cardtable, "bot", "new", "python", tmp_path / "mine", cwd=tmp_path)  # copied from the wheel
+    out = checked(cardtable, "match", "solo", "--players", "2", "--games", "1", "--seed", "5",
+                  "--bots", f"me=cmd:{sys.executable} {tmp_path / 'mine' / 'bot.py'},heuristic", cwd=tmp_path)
+    assert "faults" not in out
 
 
 def test_without_a_c_compiler_it_installs_and_says_the_search_is_missing(

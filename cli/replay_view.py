@@ -1,0 +1,349 @@
+"""``cardtable replay LOG --view``: a kept game or a headless match's log, move by move, in the
+full-screen table, forward and back.
+
+``load_frames`` reads either kind of log (``cli/replay_cmd.py`` tells them apart) into the
+moves played, in order, with their words; ``Frames.at(k)`` is the match after ``k`` moves
+(from a snapshot taken every ``CHECKPOINT`` moves). ``ReplayApp`` is the Textual table
+(``cli/tui.py``) over a ``ReplaySession`` with no seat of its own: the players, the table, the
+hands, the list of moves (the current one highlighted) and what the current move did.
+
+What it shows: every hand only when the log is a full-knowledge log, one that holds the seed of
+the deal (a match log, and the table logs of today, whose seed every member computes: ``replay``
+prints their moves as they are); a log without the deal (hidden hands, ``docs/hidden-hands.md``)
+would show only the public view (hand sizes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import click
+from rich.markup import escape
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from cardtable.cli.cards import scout_card, solo_card
+from cardtable.cli.controller import BaseSession, Controller, Note, words
+from cardtable.cli.tui import TableApp
+from cardtable.engine.match import Match
+
+CHECKPOINT = 64
+"""Moves between two snapshots: stepping back replays at most this many moves."""
+LOG_LINES = 60
+"""How many lines of what happened the log pane shows, up to the current move."""
+
+
+@dataclass
+class Frames:
+    """A log's match, move by move: ``moves[k]`` is ``(seat, action)``; ``told[k]`` its words;
+    ``rounds[k]`` the round (from 0) after ``k`` moves (``rounds[0]``: the deal)."""
+
+    title: str
+    config: Any
+    seed: bytes
+    names: list[str]
+    full_knowledge: bool
+    moves: list[tuple[int, str]] = field(default_factory=list)
+    told: list[list[str]] = field(default_factory=list)
+    rounds: list[int] = field(default_factory=list)
+    _snapshots: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        match = Match(self.config, self.seed)
+        self.rounds = [match.round_no]
+        self._snapshots = [match.snapshot()]
+        told = []
+        for k, (seat, action) in enumerate(self.moves, start=1):
+            events = match.apply(seat, action)
+            told.append([words(Note.of(e), None, self.names) for e in events])
+            self.rounds.append(match.round_no)
+            if k % CHECKPOINT == 0:
+                self._snapshots.append(match.snapshot())
+        self.told = told
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def at(self, k: int) -> Match:
+        """The match after the first ``k`` moves."""
+        k = max(0, min(k, len(self.moves)))
+        match = Match.from_snapshot(self._snapshots[k // CHECKPOINT])
+        for seat, action in self.moves[(k // CHECKPOINT) * CHECKPOINT:k]:
+            match.apply(seat, action)
+        return match
+
+    def label(self, k: int) -> str:
+        """Move ``k`` (from 1) in a few words; 0: the deal."""
+        if k == 0:
+            return "the deal"
+        seat, action = self.moves[k - 1]
+        return f"{k:>4}. {self.names[seat]} (seat {seat}): {action}"
+
+    def round_starts(self) -> list[int]:
+        """The steps at which a round starts (the deal, and the first step of every later round)."""
+        return [k for k in range(len(self.rounds)) if k == 0 or self.rounds[k] != self.rounds[k - 1]]
+
+
+def load_frames(path: Path, data: bytes) -> Frames:
+    """The frames of a match log or a table log, or a one-line click error."""
+    from cardtable.cli.table_logs import is_table_log
+
+    if is_table_log(data):
+        return _table_frames(path)
+    from cardtable.engine.log import replay as replay_log
+
+    result = replay_log(data)
+    if result.match is None:
+        raise click.ClickException(f"{path}: {result.error}")
+    match = result.match
+    bots = result.meta.get("bots") if isinstance(result.meta, dict) else None
+    n = match.config.players
+    names = [str(b) for b in bots] if isinstance(bots, list) and len(bots) == n else []
+    names = names or [f"seat {s}" for s in range(n)]
+    moves = [(e.seat, str(e.action)) for e in result.entries]
+    if result.error:
+        click.echo(f"cardtable: {path}: {result.error}: showing the {len(moves)} moves before it", err=True)
+    return Frames(path.name, match.config, bytes(match.seed), _unique(names), True, moves)
+
+
+def _table_frames(path: Path) -> Frames:
+    from cardtable.cli.table_logs import read_table_log
+
+    try:
+        log = read_table_log(path)
+    except (OSError, ValueError) as err:
+        raise click.ClickException(f"cannot read the table log {path}: {err}") from None
+    match = log.table.match
+    if match is None:
+        raise click.ClickException(f"{path}: the match at this table never started: nothing to show")
+    if log.table.hides():
+        raise click.ClickException(f"{path}: a hidden-hands table: its seed deals no card, so --view cannot "
+                                   "show it; 'cardtable replay LOG' tells it with every hand once audited")
+    moves = []
+    for applied in log.applied:
+        if applied.kind == "act" and applied.ok:
+            _, seat, action = applied.summary.split(" ", 2)
+            moves.append((int(seat), action))
+    if log.error:
+        click.echo(f"cardtable: {path}: {log.error}: showing the {len(moves)} moves before it", err=True)
+    names = log.names or [f"seat {s}" for s in range(match.config.players)]
+    frames = Frames(f"{log.table.name or 'play'} ({path.name})", match.config, bytes(match.seed),
+                    _unique(names), True, moves)
+    if frames.at(len(frames)).digest() != match.digest():
+        raise click.ClickException(f"{path}: its moves do not replay to its match (a damaged log?)")
+    return frames
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Seat names, one per seat, told apart by the seat number where two are the same."""
+    return [f"{n} {s}" if names.count(n) > 1 else n for s, n in enumerate(names)]
+
+
+class ReplaySession(BaseSession):
+    """A log's match at step ``step``, seen by no seat (``view``: whose hand alone is shown; None:
+    every hand of a full-knowledge log)."""
+
+    def __init__(self, frames: Frames) -> None:
+        super().__init__()
+        self.frames = frames
+        self.step = 0
+        self.view: int | None = None
+        self._match = frames.at(0)
+
+    def go(self, step: int) -> None:
+        step = max(0, min(step, len(self.frames)))
+        if step != self.step:
+            self.step = step
+            self._match = self.frames.at(step)
+            self.version += 1
+
+    def match(self) -> Match:
+        return self._match
+
+    def phase(self) -> str:
+        return "over" if self._match.is_over() else "playing"
+
+    def names(self) -> list[str]:
+        return list(self.frames.names)
+
+    def controllers(self) -> list[str]:
+        return ["human"] * self.frames.config.players
+
+    def observation(self) -> dict[str, Any] | None:
+        """The public table, through the eyes of the seat shown (else the seat to move)."""
+        seat = self.view if self.view is not None else self._match.to_move()
+        return self._match.observation(seat if seat is not None else 0)
+
+    def legal(self) -> list[Any]:
+        return []
+
+    def propose(self, text: str) -> str | None:
+        return "a replay takes no moves"
+
+    def leave(self) -> None:
+        pass
+
+    def hands(self) -> list[tuple[int, list[str] | None]]:
+        """Per seat shown: its cards, or None where the log does not show them."""
+        seats = range(self.frames.config.players) if self.view is None else [self.view]
+        return [(s, list(self._match.observation(s)["hand"]) if self.frames.full_knowledge else None)
+                for s in seats]
+
+
+class ReplayApp(TableApp, inherit_bindings=False):
+    """The table view of a log, move by move (the keys are in the footer)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step_back", "Back"),
+        Binding("right,space", "forward", "Next", key_display="→"),
+        Binding("pageup", "round_back", "Round", key_display="PgUp"),
+        Binding("pagedown", "round_forward", "Round", key_display="PgDn"),
+        Binding("home", "first", "Start", key_display="Home"),
+        Binding("end", "last", "End", key_display="End"),
+        Binding("v", "view", "Hands"),
+        Binding("question_mark,f1", "rules", "Rules", key_display="?"),
+        Binding("q", "leave", "Quit"),
+    ]
+
+    def __init__(self, frames: Frames) -> None:
+        self.replay = ReplaySession(frames)
+        super().__init__(Controller(self.replay), bot_delay=None)
+        self._listed = False
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        moves = self.query_one("#moves", OptionList)
+        moves.border_title = "Moves (a click goes there)"
+        for widget in (moves, self.query_one("#log", RichLog)):  # the arrows, PgUp/PgDn and Home/End
+            widget.can_focus = False                              # step through the game, not a pane
+        self.set_focus(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("jump", "solo", "catch", "protect", "decline", "flip", "keep", "hint", "cancel_move"):
+            return False
+        return True
+
+    # --- drawing --------------------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        c = self.controller
+        self._seen_version = c.session.version
+        obs = c.session.observation()
+        self._render_title(obs)
+        self.query_one("#scoring", Static).update(escape(c.scoring_line()))
+        self._render_players()
+        self._render_table(obs)
+        self._render_hand(obs)
+        self._render_status()
+        self._render_menu()
+        self._render_log()
+        self.refresh_bindings()
+
+    def _render_title(self, obs: dict[str, Any] | None) -> None:
+        frames, session = self.replay.frames, self.replay
+        cfg = frames.config
+        game = f"SOLO {cfg.edition}" if cfg.game == "solo" else "SCOUT"
+        text = (f"cardtable replay · {frames.title} · {game}, {cfg.players} players · "
+                f"round {session.match().round_no + 1} · move {session.step} of {len(frames)}")
+        self.query_one("#title", Static).update(f"[b]{escape(text)}[/b]")
+
+    def _render_hand(self, obs: dict[str, Any] | None) -> None:
+        widget = self.query_one("#hand", Static)
+        session = self.replay
+        names = session.names()
+        game = session.frames.config.game
+        lines = []
+        for seat, hand in session.hands():
+            if hand is None:
+                cards = f"[dim]{len(session.match().observation(seat)['hand'])} cards, not in the log[/]"
+            else:
+                cards = " ".join(solo_card(t) if game == "solo" else scout_card(t) for t in hand) or "(empty)"
+            lines.append(f"[b]{escape(names[seat])}[/b] [dim](seat {seat})[/]: {cards}")
+        if session.view is None:
+            widget.border_title = "Hands" if session.frames.full_knowledge else "Hands (the public view)"
+        else:
+            widget.border_title = f"{names[session.view]}'s hand (v: the next seat, then all)"
+        widget.update("\n".join(lines))
+
+    def _render_status(self) -> None:
+        session = self.replay
+        k = session.step
+        if k == 0:
+            text = "The deal: nobody has moved yet. → steps forward."
+        else:
+            told = session.frames.told[k - 1]
+            more = f" (and {len(told) - 1} more in the log)" if len(told) > 1 else ""
+            text = f"Move {k} of {len(session.frames)}: {told[0] if told else session.frames.label(k)}{more}"
+        if session.is_over():
+            text += " · The match is over."
+        if text != self._status_text:
+            self._status_text = text
+            self.query_one("#status", Static).update(escape(text))
+
+    def _render_menu(self) -> None:
+        moves = self.query_one("#moves", OptionList)
+        frames = self.replay.frames
+        if not self._listed:
+            self._listed = True
+            moves.add_options([Option(escape(frames.label(k)), id=str(k)) for k in range(len(frames) + 1)])
+        if moves.highlighted != self.replay.step:
+            moves.highlighted = self.replay.step
+            moves.scroll_to_highlight()
+
+    def _render_log(self) -> None:
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        frames, k = self.replay.frames, self.replay.step
+        lines: list[str] = []
+        for step in range(k, 0, -1):
+            told = [escape(line) for line in frames.told[step - 1]]
+            lines[:0] = [f"[b]{line}[/b]" for line in told] if step == k else told
+            if len(lines) >= LOG_LINES:
+                break
+        for line in lines[-LOG_LINES:] or ["[dim]nothing yet: the cards are dealt[/]"]:
+            log.write(line)
+
+    # --- keys -----------------------------------------------------------------------------------
+    def _go(self, step: int) -> None:
+        self.replay.go(step)
+        self.refresh_view()
+
+    def action_step_back(self) -> None:
+        self._go(self.replay.step - 1)
+
+    def action_forward(self) -> None:
+        self._go(self.replay.step + 1)
+
+    def action_first(self) -> None:
+        self._go(0)
+
+    def action_last(self) -> None:
+        self._go(len(self.replay.frames))
+
+    def action_round_back(self) -> None:
+        starts = [k for k in self.replay.frames.round_starts() if k < self.replay.step]
+        self._go(starts[-1] if starts else 0)
+
+    def action_round_forward(self) -> None:
+        starts = [k for k in self.replay.frames.round_starts() if k > self.replay.step]
+        self._go(starts[0] if starts else len(self.replay.frames))
+
+    def action_view(self) -> None:
+        session, n = self.replay, self.replay.frames.config.players
+        session.view = 0 if session.view is None else None if session.view + 1 >= n else session.view + 1
+        session.version += 1
+        self.refresh_view()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self._go(int(event.option.id))
+
+    def action_leave(self) -> None:
+        self.exit(None)
+
+
+def view(path: Path, data: bytes) -> None:
+    """Show the log in the full-screen table until the viewer quits."""
+    ReplayApp(load_frames(path, data)).run()
