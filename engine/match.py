@@ -45,7 +45,12 @@ class Match:
         return None if self.is_over() or self.awaiting else self.state.to_move()
 
     def legal_actions(self, seat: int) -> list[Any]:
-        return [] if self.is_over() or self.awaiting else self.state.legal_actions(seat)
+        """``seat``'s legal actions in the game's notation (a round on slots, SOLO's hidden-hands
+        view, gives them in the everyday notation: a client or a bot chooses from these)."""
+        if self.is_over() or self.awaiting:
+            return []
+        everyday = getattr(self.state, "legal_card_actions", None)
+        return list(everyday(seat)) if everyday is not None else self.state.legal_actions(seat)
 
     def observation(self, seat: int) -> dict[str, JSON]:
         obs = self.state.observation(seat)

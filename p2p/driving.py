@@ -108,18 +108,19 @@ class Driving(PeerState):
             self._send_secret(to, item)
 
     def _move_payload(self, seat: int, text: str) -> list[Any] | None:
-        """The entry that makes a move: ``act``; with hidden hands, a move that shows cards carries
-        their proofs (``keys``). None: the seat's cards are not all open on this machine yet."""
+        """The entry that makes a move: ``act``; with hidden hands, written the way the round's
+        entries are (SOLO: on slots), and a move that shows cards carries their proofs (``keys``).
+        None: the seat's cards are not all open on this machine yet."""
         h, match = self.table.hidden, self.table.match
         if h is None or match is None:
             return ["act", seat, text]
         if not self.side.knows_hand(self.table, seat):
             return None
         try:
-            action = match.parse_action(text)
+            text, shown = h.wire_move(match.state, seat, text)
         except Exception:  # noqa: BLE001 - refused when applied, as any bad move
             return ["act", seat, text]
-        opens = self.side.proofs(h, seat, action)
+        opens = self.side.proofs(h, shown)
         if opens is None:
             return None
         return payloads.play_payload(seat, text, opens) if opens else ["act", seat, text]

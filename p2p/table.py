@@ -16,12 +16,13 @@ from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.games import config_from_dict
 from cardtable.engine.match import Match, snapshot_digest
-from cardtable.engine.scout.actions import ScoutShow
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.hidden.bundles import read_bundle
 from cardtable.p2p.hidden.group import DeckError
 from cardtable.p2p.hidden.opening import PublicOpen
-from cardtable.p2p.hidden.round import COMMIT, DEAL, DONE, PLAY, REVEAL, HiddenRound, Move, table_points
+from cardtable.p2p.hidden.round import COMMIT, DEAL, DONE, PLAY, REVEAL, HiddenRound, Move
+from cardtable.p2p.hidden.scout_round import ScoutRound, scout_points
+from cardtable.p2p.hidden.solo_round import SoloRound, solo_points
 from cardtable.p2p.wire import HIDDEN_KINDS, Entry, WireError, check_payload
 
 HUMAN, BOT, CPU = "human", "bot", "cpu"
@@ -209,8 +210,8 @@ class TableState:
         return [s for s in self.seeding_seats() if s not in done]
 
     def hides(self) -> bool:
-        """Whether this table deals with hidden hands (``create``'s deal, SCOUT; docs/hidden-hands.md)."""
-        return self.roster.deal == "hidden" and self.config is not None and self.config.game == "scout"
+        """Whether this table deals with hidden hands (``create``'s deal; docs/hidden-hands.md)."""
+        return self.roster.deal == "hidden" and self.config is not None
 
     def dealers(self) -> list[bytes]:
         """The machines that deal the next round: the owners of the seats people play, seat order."""
@@ -225,26 +226,20 @@ class TableState:
         """This machine has opened ``slot`` of the round (its own seat's card, or one it holds for a
         computer player): the card goes into its view of the round (nobody else's)."""
         h, match = self.hidden, self.match
-        where = h.position(slot) if h is not None and h.stage == PLAY else None
-        if where is None or match is None or h is None:
-            return
-        seat, pos = where
-        state: Any = match.state
-        if state.hands[seat][pos].up == 0:
-            state.learn(seat, pos, h.card(slot, card, bit, state.flipped[seat] is True))
+        if h is not None and h.stage == PLAY and match is not None:
+            h.learn(match.state, slot, card, bit)
 
     def digest(self) -> str:
         """The match's digest, over what every machine sees (with hidden hands a machine's view also
         holds its own cards, so the full digest differs from machine to machine)."""
         assert self.match is not None
-        data = self.match.snapshot()
-        if self.hides():
-            state = dict(data["state"])
-            state["hands"] = [[c if k else "?" for c, k in zip(h, known, strict=True)]
-                              for h, known in zip(state["hands"], state["known"], strict=True)]
-            state["set_aside"] = ["?"] * len(state["set_aside"])
-            data["state"] = state
-        return snapshot_digest(data)
+        m = self.match
+        last = self.hidden or (self.audited[-1] if self.audited else None)
+        if not self.hides() or last is None:
+            return m.digest()
+        return snapshot_digest({"config": m.config.to_dict(), "round": m.round_no, "totals": list(m.totals),
+                                "round_scores": [list(r) for r in m.round_scores],
+                                "state": last.public_state(m.state)})
 
     def bot_seats(self) -> list[int]:
         """Seats the sequencer plays: computer seats and seats taken over."""
@@ -417,7 +412,9 @@ class TableState:
             self.seed = hashlib.sha256(SEED_DOMAIN + self.table_id + nonces).digest()
             self.phase = PLAYING
             if self.hides() and len(self.dealers()) > 1:
-                self._points = table_points(self.table_id, self.config.players)
+                solo = self.config.game == "solo"
+                self._points = solo_points(self.table_id, self.config) if solo else \
+                    scout_points(self.table_id, self.config.players)
                 self._begin_round(0, None)
             else:
                 self.match = Match(self.config, self.seed)
@@ -448,20 +445,21 @@ class TableState:
             return f"the author does not control seat {seat}"
         h = self.hidden
         try:
-            action = self.match.parse_action(text)
+            action = self.match.parse_action(text) if h is None else h.parse(text)
             if h is not None:
                 if h.stage != PLAY:
                     return "the cards are not dealt yet"
-                proven = h.check_opens(seat, action, opens)
+                proven = h.check_opens(h.shown(seat, action), opens)
                 if isinstance(proven, str):
                     return proven
-                self._show_proven(seat, action, proven)
                 h.record.opens += [(author, o) for o in opens]
+                if h.put_public(self.match.state, seat, action, proven):
+                    return ""  # the setup card is turned: no move of the round
             events += self.match.apply(seat, action)
         except (IllegalAction, ParseError) as err:
             return str(err) or type(err).__name__
         if h is not None:
-            h.after(seat, action)
+            h.after(self.match.state, seat, action)
             h.moves.append(Move(author, seat, text))
             if self.match.state.is_over():
                 h.stage = REVEAL
@@ -471,28 +469,15 @@ class TableState:
             self.phase = OVER
         return ""
 
-    def _show_proven(self, seat: int, action: Any, proven: dict[int, tuple[int, int]]) -> None:
-        """Put the cards a move shows, proven in public, into the view of the round (positions
-        of a Scout & Show's show count the scouted card, which is not in the hand yet)."""
-        h, match = self.hidden, self.match
-        assert h is not None and match is not None
-        state: Any = match.state
-        for pos, slot in h.shown_slots(seat, action):
-            if slot not in proven:
-                continue
-            card, bit = proven[slot]
-            h.public[slot] = (card, bit)
-            at = pos - 1 if isinstance(action, ScoutShow) and pos > action.scout.pos else pos
-            state.learn(seat, at, h.card(slot, card, bit, state.flipped[seat] is True))
-
     # --- hidden hands: the deal, the audit ------------------------------------------------------
     def _begin_round(self, round_no: int, cards: list[int] | None) -> None:
         """A hidden round's deal begins: the dealing members commit to their seeds."""
         assert self.table_id is not None and self.seed is not None
         if cards is None:
             cards = list(range(len(self._points)))
-        self.hidden = HiddenRound(self.table_id, self.config, self.seed, round_no, self.dealers(), cards,
-                                  self._points)
+        game = SoloRound if self.config.game == "solo" else ScoutRound
+        self.hidden = game(self.table_id, self.config, self.seed, round_no, self.dealers(), cards,
+                           self._points)
         self.accused = {}
 
     def _deal(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -546,10 +531,8 @@ class TableState:
             self.phase, self.hidden = OVER, None
             return
         round_no = self.match.round_no if self.match.redeal else self.match.round_no + 1
-        cards = None
-        if self.config.players == 2 and round_no % 2 == 1 and done is not None:
-            cards = done.set_aside_cards()
-        self._begin_round(round_no, cards)
+        cards = done.next_cards() if done is not None else None
+        self._begin_round(round_no, None if cards is None else list(cards))
 
     def holding_up(self) -> list[bytes]:
         """Hidden hands: the members whose entry the round waits for now (a commitment, the next
@@ -560,8 +543,10 @@ class TableState:
         due: set[bytes] = set(self.accused)
         if h.stage == COMMIT:
             due |= {m for m in h.members if m not in h.record.commitments}
-        elif h.stage == DEAL:
-            due.add(h.members[h.spec.author(len(h.deal.digests))])
+        elif h.stage in (DEAL, PLAY) and h.dealing() is not None:  # the round's deal, or a reshuffle
+            n = h.dealing()
+            assert n is not None
+            due.add(h.members[h.specs[n].author(len(h.deals[n].digests))])
         elif h.stage == REVEAL:
             due |= {m for m in h.members if m not in h.record.reveals}
         return [m for m in h.members if m in due]
@@ -571,8 +556,8 @@ class TableState:
         h = self.hidden
         if h is None:
             return ()
-        return (h.round_no, h.stage, len(h.record.commitments), len(h.deal.digests), len(h.record.reveals),
-                tuple(self.accused))
+        return (h.round_no, h.stage, len(h.record.commitments), tuple(len(d.digests) for d in h.deals),
+                len(h.record.reveals), tuple(self.accused))
 
     def _fault(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         """A holder accuses a member of withholding its keys (it must then put them in the log), or

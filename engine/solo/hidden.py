@@ -51,11 +51,13 @@ NONE, CALLED, MISSED = "none", "called", "missed"
 
 @dataclass(frozen=True)
 class Deal:
-    """A deal the table runs: ``cards`` (in starting order) into slots ``first`` onwards."""
+    """A deal the table runs: ``cards`` (in starting order) into slots ``first`` onwards;
+    ``sources``: for a reshuffle, the discard pile's slots the cards come from, in that order."""
 
     number: int
     first: int
     cards: tuple[Card, ...]
+    sources: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,12 @@ class SlotRound:
         if self.react is not None:
             return self.react.pending[0]
         return self.turn
+
+    def actors(self) -> list[int]:
+        """The seats that may have a legal action now: every seat while the round is under way
+        (whether one may jump in or catch depends on its hand, which only its own view knows;
+        ``legal_card_actions`` says, for a seat whose hand this view knows)."""
+        return [] if self.winner is not None or not self.ready else list(range(self.n))
 
     def window_of(self, seat: int) -> SlotWindow | None:
         return next((w for w in self.windows if w.seat == seat), None)
@@ -678,7 +686,7 @@ class SlotRound:
         """A fresh deal of the discard pile but its top card, into new slots (RULES.md 1.3)."""
         pile = self.discard[:-1]
         first = self.next_slot
-        self.deals.append(Deal(len(self.deals), first, tuple(self.cards[s] for s in pile)))
+        self.deals.append(Deal(len(self.deals), first, tuple(self.cards[s] for s in pile), tuple(pile)))
         self.next_slot += len(pile)
         self.draw = list(range(first, self.next_slot))
         self.discard = self.discard[-1:]

@@ -18,7 +18,7 @@ from cardtable.p2p.hidden.bundles import read_bundle
 from cardtable.p2p.hidden.group import DeckError
 from cardtable.p2p.hidden.member import Layer, commitment
 from cardtable.p2p.hidden.opening import KeyRing, orientation
-from cardtable.p2p.hidden.round import DONE, HiddenRound, scout_card
+from cardtable.p2p.hidden.round import DONE, HiddenRound
 from cardtable.p2p.hidden.side import deal_name
 
 
@@ -40,10 +40,9 @@ class RoundView:
 
 def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
     """What the seeds and bundles in ``kept`` (a store's meta) open of round ``h``."""
-    view = RoundView(h.round_no, None, audited=h.stage == DONE, hands=h._dealt_slots())
-    players = h.config.players
+    view = RoundView(h.round_no, None, audited=h.stage == DONE, hands=h.dealt_slots())
     for slot, (card, bit) in h.public.items():
-        view.public[slot] = str(scout_card(players, card, bit))
+        view.public[slot] = h.card_text(card, bit)
     seed = kept.get("hseed/" + deal_name(h))
     if seed is None or not h.deal.complete:
         return view
@@ -53,8 +52,9 @@ def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
     if view.member is None:
         return view
     ring = KeyRing(h.members)
-    for slot, key in enumerate(Layer.derive(seed, 0, h.spec.size).keys):
-        ring.put(slot, view.member, key)
+    for n, spec in enumerate(h.specs):
+        for i, key in enumerate(Layer.derive(seed, n, spec.size).keys):
+            ring.put(spec.first_slot + i, view.member, key)
     prefix = "hkey/" + deal_name(h) + "/"
     for name, data in kept.items():
         if str(name).startswith(prefix):
@@ -64,17 +64,17 @@ def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
                 continue
             if bundle.receiver == view.member and bundle.round_no == h.round_no:
                 for slot, key in bundle.items:
-                    if 0 <= slot < h.spec.size and bundle.sender in h.members:
+                    if 0 <= slot < h.size and bundle.sender in h.members:
                         ring.put(slot, bundle.sender, key)
-    for slot in range(h.spec.size):
-        if ring.missing(slot):
+    for slot in range(h.size):
+        if ring.missing(slot) or not h.ready(slot):
             continue
         try:
             card = ring.open(slot, h.slot_point(slot), h.lookup)
         except DeckError:
             continue
         bit = orientation(h.table_id, slot, ring.combined(slot))
-        view.opened[slot] = str(scout_card(players, card, bit))
+        view.opened[slot] = h.card_text(card, bit)
     return view
 
 

@@ -66,7 +66,7 @@ class HiddenSide:
         self.save_seed = save_seed
         self.round: HiddenRound | None = None
         self.told: HiddenRound | None = None  # the round whose hand this machine saw complete
-        self.dealing: Dealing | None = None
+        self.dealings: dict[int, Dealing] = {}  # the round's deal (0) and its reshuffles
         self.ring = KeyRing(())
         self.sent: set[tuple[int, bytes]] = set()
         self.outbox = Todo()
@@ -80,7 +80,7 @@ class HiddenSide:
     # --- following the rounds --------------------------------------------------------------------
     def _follow(self, h: HiddenRound, now: float | None = None) -> None:
         if self.round is not h:
-            self.round, self.dealing, self.ring, self.sent = h, None, KeyRing(h.members), set()
+            self.round, self.dealings, self.ring, self.sent = h, {}, KeyRing(h.members), set()
             self.outbox, self.proposed, self.opened, self.wrong = Todo(), set(), set(), set()
             self.bundles, self.since = {}, None
             prefix = "hkey/" + deal_name(h) + "/"
@@ -106,8 +106,8 @@ class HiddenSide:
         if h is None:
             return
         self._follow(h)
-        if payload[0] == "deck" and self.dealing is not None:
-            self._take(self.dealing.on_logged(payload))
+        if payload[0] == "deck" and payload[1] in self.dealings:
+            self._take(self.dealings[payload[1]].on_logged(payload))
         elif payload[0] == "keys" and len(payload) == 3:
             receiver, body = payloads.read_logged_secret(payload)
             if receiver == self.key:
@@ -121,7 +121,7 @@ class HiddenSide:
         """Keys from ``sender`` (kept in the store: a restart opens its hand again without asking)."""
         if isinstance(item, Bundle) and item.round_no == h.round_no and sender in h.members:
             for slot, key in item.items:
-                if 0 <= slot < h.spec.size:
+                if 0 <= slot < 512:
                     self.ring.put(slot, sender, key)
                     self.bundles[slot, sender] = item
             name = bundle_name(h, item)
@@ -149,10 +149,14 @@ class HiddenSide:
             self.proposed.add("deal")
             mine = commitment(h.table_id, h.round_no, self.key, self.seed_for(h))
             self.outbox.propose.append(payloads.deal_payload(payloads.DealEntry(h.round_no, mine, [], [])))
-        if dealer and h.stage in (DEAL, PLAY, REVEAL) and self.dealing is None:
-            self.dealing = Dealing(h.spec, self.key, self.seed_for(h), h.points)
-            self._take(self.dealing.start())
-            self._catch_up(h, self.dealing)
+        if dealer and h.stage in (DEAL, PLAY, REVEAL):
+            for n, spec in enumerate(h.specs):
+                if n not in self.dealings:
+                    self.dealings[n] = dealing = Dealing(spec, self.key, self.seed_for(h), h.points)
+                    for i, key in enumerate(dealing.layer.keys):
+                        self.ring.put(spec.first_slot + i, self.key, key)
+                    self._take(dealing.start())
+                    self._catch_up(h, n, dealing)
         if h.stage == PLAY:
             if dealer:
                 self._send_keys(table, h, sequencer)
@@ -172,45 +176,50 @@ class HiddenSide:
         out.propose = [p for p in out.propose if _still_due(h, self.key, p)]
         return out
 
-    def _catch_up(self, h: HiddenRound, dealing: Dealing) -> None:
-        """Feed a new ``Dealing`` what the log already holds of the deal, step by step."""
-        for t, digest in enumerate(list(h.deal.digests)):
-            if t in h.chunks:
-                for chunk in h.chunks[t]:
-                    self._take(dealing.on_logged(["deck", 0, t, chunk.first, b"".join(chunk.points)]))
+    def _catch_up(self, h: HiddenRound, n: int, dealing: Dealing) -> None:
+        """Feed a new ``Dealing`` what the log already holds of deal ``n``, step by step."""
+        deal = h.deals[n]
+        for t, digest in enumerate(list(deal.digests)):
+            if (n, t) in h.chunks:
+                for chunk in h.chunks[n, t]:
+                    self._take(dealing.on_logged(["deck", n, t, chunk.first, b"".join(chunk.points)]))
             else:
-                self._take(dealing.on_logged(["deck", 0, t, digest]))
-        for chunk in h.chunks.get(len(h.deal.digests), []):
-            self._take(dealing.on_logged(["deck", 0, chunk.step, chunk.first, b"".join(chunk.points)]))
+                self._take(dealing.on_logged(["deck", n, t, digest]))
+        for chunk in h.chunks.get((n, len(deal.digests)), []):
+            self._take(dealing.on_logged(["deck", n, chunk.step, chunk.first, b"".join(chunk.points)]))
 
     def _held(self, table: Any, h: HiddenRound, sequencer: bytes | None, holder: bytes) -> list[int]:
-        """The slots in the hands of the seats ``holder`` holds."""
-        return [slot for seat, hand in enumerate(h.hands) if table.holder(seat, sequencer) == holder
-                for slot in hand if slot not in h.public]
+        """The slots the seats ``holder`` holds must open now (their hands; SOLO's dealer: the
+        setup card), but the ones shown to all."""
+        return [slot for seat in range(len(h.hands)) if table.holder(seat, sequencer) == holder
+                for slot in h.seat_slots(seat) if slot not in h.public]
+
+    def _key(self, h: HiddenRound, slot: int) -> bytes | None:
+        """This machine's key for ``slot`` (None: its deal has not begun here)."""
+        n = h.deal_of(slot)
+        dealing = self.dealings.get(n) if n is not None else None
+        return None if dealing is None else dealing.layer.keys[slot - dealing.spec.first_slot]
 
     def _send_keys(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
-        """My key for every slot in a hand held by another machine, once to each holder."""
-        assert self.dealing is not None
+        """My key for every slot a machine holds that is not mine, once to each holder."""
         by_holder: dict[bytes, list[tuple[int, bytes]]] = {}
-        for seat, hand in enumerate(h.hands):
+        for seat in range(len(h.hands)):
             holder = table.holder(seat, sequencer)
             if holder is None or holder == self.key:
                 continue
-            for slot in hand:
-                if slot not in h.public and (slot, holder) not in self.sent:
+            for slot in h.seat_slots(seat):
+                key = self._key(h, slot)
+                if slot not in h.public and (slot, holder) not in self.sent and key is not None:
                     self.sent.add((slot, holder))
-                    by_holder.setdefault(holder, []).append((slot, self.dealing.layer.keys[slot]))
+                    by_holder.setdefault(holder, []).append((slot, key))
         for holder, items in by_holder.items():
             for bundle in bundles_for(self.identity, h.table_id, h.round_no, holder, items):
                 self.outbox.send.append((holder, bundle))
 
     def _open(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
         """Open every slot of the hands this machine holds whose keys are all in."""
-        if self.dealing is not None:
-            for slot in range(h.spec.size):
-                self.ring.put(slot, self.key, self.dealing.layer.keys[slot])
         for slot in self._held(table, h, sequencer, self.key):
-            if slot in self.opened or self.ring.missing(slot):
+            if slot in self.opened or self.ring.missing(slot) or not h.ready(slot):
                 continue
             self.opened.add(slot)
             try:
@@ -222,9 +231,8 @@ class HiddenSide:
 
     def _answer_in_log(self, table: Any, h: HiddenRound, sequencer: bytes | None, accuser: bytes) -> None:
         """Accused of withholding keys: put them in the log, sealed for the accuser."""
-        if self.dealing is None:
-            return
-        items = [(s, self.dealing.layer.keys[s]) for s in self._held(table, h, sequencer, accuser)]
+        items = [(s, k) for s in self._held(table, h, sequencer, accuser)
+                 if (k := self._key(h, s)) is not None]
         for bundle in bundles_for(self.identity, h.table_id, h.round_no, accuser, items):
             body = encode_secret(self.identity, h.table_id, accuser, bundle, self.random_bytes(24), 1)
             self.outbox.propose.append(payloads.logged_secret_payload(accuser, body))
@@ -253,13 +261,13 @@ class HiddenSide:
             fault = payloads.FaultEntry(h.round_no, late[0], "withheld", 0)
             self.outbox.propose.append(payloads.fault_payload(fault))
 
-    def proofs(self, h: HiddenRound, seat: int, action: Any) -> list[PublicOpen] | None:
-        """The public proofs of the cards ``action`` shows (None: a card is not open here yet)."""
+    def proofs(self, h: HiddenRound, slots: list[int]) -> list[PublicOpen] | None:
+        """The public proofs of the cards in ``slots`` (None: one is not open here yet)."""
         out = []
-        for _, slot in h.shown_slots(seat, action):
+        for slot in slots:
             if slot in h.public:
                 continue
-            if self.ring.missing(slot):
+            if self.ring.missing(slot) or not h.ready(slot):
                 return None
             card = self.ring.open(slot, h.slot_point(slot), h.lookup)
             out.append(self.ring.proof(slot, card))
@@ -267,24 +275,24 @@ class HiddenSide:
 
     def knows_hand(self, table: Any, seat: int) -> bool:
         """Every card of ``seat``'s hand is open on this machine (it may act for the seat)."""
-        match = table.match
-        return match is not None and all(c.up for c in match.state.hands[seat])
+        h, match = table.hidden, table.match
+        return h is not None and match is not None and h.knows_hand(match.state, seat)
 
     def waiting(self, table: Any, sequencer: bytes | None) -> bool:
         """Something this machine needs has not come: a step before its own, or keys of its hands."""
         h: HiddenRound | None = table.hidden
         if h is None or h is not self.round:
             return False
-        if h.stage == DEAL:
-            return self.dealing is not None and self.dealing.want() is not None
+        if any(d.want() is not None for d in self.dealings.values()):
+            return True
         if h.stage != PLAY:
             return False
         held = self._held(table, h, sequencer, self.key)
         return any(self.ring.missing(s) for s in held if s not in self.opened)
 
     def _ask_again(self, table: Any, h: HiddenRound, sequencer: bytes | None) -> None:
-        if self.dealing is not None and h.stage == DEAL:
-            want = self.dealing.want()
+        for dealing in self.dealings.values():
+            want = dealing.want()
             if want is not None:
                 self.outbox.send.append(want)
         if h.stage != PLAY:
@@ -307,16 +315,16 @@ class HiddenSide:
         if isinstance(item, Bundle):
             self._put(h, sender, item)
         elif isinstance(item, StepChunk):
-            if self.dealing is not None:
-                self._take(self.dealing.on_chunk(item))
+            if item.deal_no in self.dealings:
+                self._take(self.dealings[item.deal_no].on_chunk(item))
         elif item.step == -1:
-            if self.dealing is not None and h.stage == PLAY:
+            if h.stage == PLAY:
                 held = set(self._held(table, h, sequencer, sender))
-                items = [(s, self.dealing.layer.keys[s]) for s in item.slots if s in held]
+                items = [(s, k) for s in item.slots if s in held and (k := self._key(h, s)) is not None]
                 for bundle in bundles_for(self.identity, h.table_id, h.round_no, sender, items):
                     self.outbox.send.append((sender, bundle))
-        elif self.dealing is not None:
-            self._take(self.dealing.on_want(item))
+        elif item.deal_no in self.dealings:
+            self._take(self.dealings[item.deal_no].on_want(item))
 
 
 def _still_due(h: HiddenRound, me: bytes, payload: list[Any]) -> bool:
@@ -326,7 +334,9 @@ def _still_due(h: HiddenRound, me: bytes, payload: list[Any]) -> bool:
     if payload[0] == "seed":
         return h.stage == REVEAL and me not in h.record.reveals
     if payload[0] == "deck":
-        step = payload[2]
-        in_full = len(payload) == 5 and step not in h.deal.points
-        return h.stage == DEAL and (step >= len(h.deal.digests) or in_full)
+        n, step = payload[1], payload[2]
+        if n >= len(h.deals) or h.stage != (DEAL if n == 0 else PLAY):
+            return False
+        deal = h.deals[n]
+        return step >= len(deal.digests) or (len(payload) == 5 and step not in deal.points)
     return True

@@ -107,8 +107,9 @@ def _leak_seat0_keys(leak: Peer, to: Node) -> None:
 
     def leaky(table: Any, h: Any, sequencer: bytes | None) -> None:
         real(table, h, sequencer)
-        if to.peer is not None and leak.side.dealing is not None:
-            items = [(slot, leak.side.dealing.layer.keys[slot]) for slot in h.hands[0]]
+        dealing = leak.side.dealings.get(0)
+        if to.peer is not None and dealing is not None:
+            items = [(slot, dealing.layer.keys[slot]) for slot in h.hands[0]]
             for bundle in bundles_for(leak.identity, h.table_id, h.round_no, to.peer.key, items):
                 leak.side.outbox.send.append((to.peer.key, bundle))
 
@@ -157,7 +158,7 @@ def test_a_show_with_a_forged_proof_is_refused_by_every_machine() -> None:
     seat = t.seat_of(cheat.key)
     assert seat is not None
     slot = h.hands[seat][0]
-    truth = cheat.side.proofs(h, seat, scout.Show(0, 0))
+    truth = cheat.side.proofs(h, h.shown(seat, scout.Show(0, 0)))
     assert truth
     wrong = (truth[0].card + 1) % len(h.points)
     forged = PublicOpen(slot, wrong, truth[0].key)  # claims another card with the slot's real key
@@ -313,7 +314,7 @@ def test_a_wrong_key_stops_the_round_and_the_audit_names_its_sender() -> None:
         for to, item in cheat.side.outbox.send:
             if to == victim.key and h.round_no == 0:
                 items = list(item.items)
-                items[0] = (items[0][0], cheat.side.dealing.layer.keys[(items[0][0] + 1) % h.spec.size])
+                items[0] = (items[0][0], cheat.side.dealings[0].layer.keys[(items[0][0] + 1) % h.spec.size])
                 item = bundles_for(cheat.identity, h.table_id, h.round_no, to, items)[0]
             out.append((to, item))
         cheat.side.outbox.send = out
