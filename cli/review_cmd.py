@@ -9,7 +9,7 @@ dir it is in); a match log has none, so seat 0 is reviewed and stderr says so.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,29 @@ def as_dict(result: Review, names: Sequence[str]) -> dict[str, Any]:
                    "played_value": round(f.played_value, 3), "better_value": round(f.better_value, 3),
                    "cost": round(f.cost, 3)} for f in result.flags],
     }
+
+
+def session_review(session: Any) -> Callable[[], list[str]]:
+    """The review of your seat's last finished round at a table (``--plain``'s ``review``, the
+    table's ``v``): what it reads is taken now (on the event loop); calling the answer runs the
+    search (safe in a worker thread) and gives the lines, or one saying why there is none."""
+    match, seat = session.match(), session.seat
+    if match is None or seat is None or not match.round_scores:
+        return lambda: ["no review yet: no round has finished"]
+    moves = session.moves()
+    if moves is None:
+        return lambda: ["no review here: this table's seed deals no card (hidden hands), so its rounds "
+                        "cannot be replayed"]
+    config, seed, round_no, names = match.config, match.seed, len(match.round_scores) - 1, session.names()
+
+    def run() -> list[str]:
+        try:
+            result = review_round(config, seed, moves, round_no, [seat], LEVEL)
+        except ParseError as err:  # the compiled search is missing
+            return [f"no review: {err}"]
+        return [*review_lines(result, names, me=seat), summary_line(result, names, me=seat)]
+
+    return run
 
 
 def _own_seat(path: Path, data: bytes) -> int:

@@ -3,6 +3,8 @@ your seat at a kept play table, and one-line errors."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import os
 import re
@@ -11,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from cardtable.cli.controller import Controller, LocalSession
 from cardtable.cli.main import main
+from cardtable.cli.plain import HELP, PlainClient
 from tests.cli.test_match_cli import run
 from tests.cli.test_plain_script import CARDTABLE, ROOT
 
@@ -103,3 +107,82 @@ def test_a_kept_play_table_is_reviewed_for_your_seat(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "no seat of yours" not in proc.stderr
     assert "reviewed for you (seat 0)" in proc.stderr, proc.stderr
+
+
+def played_round() -> LocalSession:
+    """A 3-player SOLO match in process, its first round played to its end: seat 0 (you) draws
+    whenever it may (often a move the search rates clearly worse), else plays the heuristic's move."""
+    from cardtable.ai.bots import make_bot
+    from cardtable.engine.games import config_from_dict
+    from cardtable.engine.match import Match
+
+    session = LocalSession(Match(config_from_dict({"game": "solo", "players": 3}), b"review-plain"), 0,
+                           "heuristic")
+    mine = make_bot("heuristic", b"review-plain", 0)
+    match = session.match()
+    while not match.round_scores:
+        if match.to_move() == 0:
+            legal = match.legal_actions(0)
+            texts = [str(a) for a in legal]
+            move = "draw" if "draw" in texts else str(mine.choose(match.observation(0), legal))
+            assert session.propose(move) is None
+        else:
+            assert session.step()
+    return session
+
+
+def test_plain_review_prints_the_review_of_your_last_round() -> None:
+    from cardtable.engine.games import config_from_dict
+    from cardtable.engine.match import Match
+
+    fresh = LocalSession(Match(config_from_dict({"game": "solo", "players": 3}), b"x"), 0, "heuristic")
+    out, err = io.StringIO(), io.StringIO()
+    PlainClient(Controller(fresh), out, err, bot_delay=None).feed("review")
+    assert out.getvalue() == "review: no review yet: no round has finished\n"
+
+    session = played_round()
+    out = io.StringIO()
+    client = PlainClient(Controller(session), out, err, bot_delay=None)
+    assert client.ready("review")
+    client.feed("review")
+    lines = out.getvalue().splitlines()
+    assert lines[-1].startswith("review: round 1 reviewed for you by ismcts:strong: ")
+    flagged = lines[:-1]
+    assert flagged and all(re.match(r"review: round 1, move \d+: you played draw; ismcts:strong prefers \S+ "
+                                    r"\(\+\d\.\d\d expected\)$", line) for line in flagged), lines
+    assert err.getvalue() == ""
+    assert "review" in HELP
+
+
+def test_v_shows_the_review_in_the_table_once_a_round_has_ended() -> None:
+    from textual.widgets import Static
+
+    from cardtable.cli.help_screen import ReviewScreen
+    from cardtable.cli.tui import TableApp
+
+    session = played_round()
+    app = TableApp(Controller(session), bot_delay=None)
+    shown: list[str] = []
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert "v" in app.screen.active_bindings and app.check_action("review", ())
+            await pilot.press("v")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if isinstance(app.screen, ReviewScreen):
+                    break
+            assert isinstance(app.screen, ReviewScreen)
+            shown.append(str(app.screen.query_one("#review", Static).render()))
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, ReviewScreen)
+
+    asyncio.run(main())
+    assert "you played draw; ismcts:strong prefers" in shown[0] and "round 1 reviewed for you" in shown[0]
+
+    from cardtable.engine.match import Match
+
+    fresh = LocalSession(Match(session.match().config, b"x"), 0, "heuristic")
+    assert not TableApp(Controller(fresh), bot_delay=None).check_action("review", ())
