@@ -514,6 +514,20 @@ cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
     t.size += n
 
 
+cdef int root_below_floor(Tree* t) noexcept nogil:
+    """The first root move with the fewest visits, if that is below ``root_floor``; else -1
+    (so that every root move is valued, as a review asks, not only those PUCT favours)."""
+    cdef int j, c, pick = -1
+    cdef unsigned int visits, fewest = <unsigned int>t.root_floor
+    for j in range(t.root_n):
+        c = t.root_child[j]
+        visits = 0 if c == NO_NODE else t.nodes[c].visits
+        if visits < fewest:
+            fewest = visits
+            pick = j
+    return pick
+
+
 cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
     """choose_puct (or choose, when cpuct is 0) at the root, whose moves are always the same:
     each move's child is found directly, without an index. Returns a position in root_ki."""
@@ -538,6 +552,11 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
             best_score = score
             best = c
             pick = j
+    if t.root_floor > 0:
+        j = root_below_floor(t)
+        if j >= 0:
+            child_out[0] = t.root_child[j]
+            return j
     if t.cpuct > 0:
         fpu = sum_r / sum_v - t.fpu if sum_v > 0 else 0.0
         for j in range(n):
@@ -816,7 +835,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
-           int infer_depth=0, double infer_ess=0.0, int infer_positions=3):
+           int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -841,6 +860,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     had no card to play (ai/solo_clues.py, _infer_solo.pxi); drawn in proportion to it
     (tempered so that the effective sample size is at least ``infer_ess`` of the particles);
     a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
+    ``root_floor``: every root move is visited at least this many times before the selection
+    rule chooses (the budget should allow it), so that each gets a value (ai/review.py).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -894,6 +915,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.random_rollout = rollout == "random"
     t.max_depth = max(max_depth, 0)
     t.card_keys = keys == "cards" and game == "scout"
+    t.root_floor = max(root_floor, 0)
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]

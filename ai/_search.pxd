@@ -294,3 +294,4 @@ ctypedef struct Tree:
     int max_depth      # tree nodes an iteration may pass below the root (0: no limit; 1: flat)
     bint card_keys     # SCOUT: the other seats' moves below the root keyed by the cards, not positions
     long long depth_sum  # the tree nodes passed by all iterations (the root excluded)
+    int root_floor     # every root move is visited this many times before PUCT/UCB1 chooses (0: none)

@@ -116,7 +116,7 @@ class IsmctsBot:
         self.clues = ScoutClueReader(seat)
         self.solo_clues = SoloClueReader(seat)
 
-    def _see(self, obs: dict[str, Any]) -> None:
+    def see(self, obs: dict[str, Any]) -> None:
         """With inference, every observation goes to the clue reader, searched or not (it
         compares them)."""
         if not self.settings.get("infer"):
@@ -126,7 +126,9 @@ class IsmctsBot:
         else:
             self.solo_clues.see(obs)
 
-    def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
+    def _options(self, obs: dict[str, Any]) -> tuple[dict[str, Any], int, str, float]:
+        """The level's search() keywords for ``obs`` (its clues, with inference), and its trees,
+        answer rule and seconds."""
         options = dict(self.settings)
         trees = options.pop("trees", 1)
         answer = options.pop("answer", "visits")
@@ -136,6 +138,21 @@ class IsmctsBot:
         else:
             for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)
+        return options, trees, answer, seconds
+
+    def rate(self, obs: dict[str, Any], wait: bool, seed: int, floor: int, moves: int) -> list[Any]:
+        """Every root move's ``(text, visits, mean reward)`` (text None: "not now"), most visited
+        first, from one search of this level's iterations (its trees together) plus ``floor``
+        visits for each of up to ``moves`` root moves, each visited at least ``floor`` times.
+        Only ``obs``, this seat's observation, goes in (a time budget's seconds are ignored)."""
+        options, _, _, _ = self._options(obs)
+        budget = self.iterations + floor * moves
+        _, stats = self._search(obs["game"], obs, obs["config"], self.seat, iterations=budget, seed=seed,
+                                wait=wait, root_floor=floor, **options)
+        return list(stats["children"])
+
+    def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
+        options, trees, answer, seconds = self._options(obs)
         tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
         for _ in range(trees):
             seed = self.rng.below(2**63)
@@ -156,7 +173,7 @@ class IsmctsBot:
         return next(m for m, (v, _) in tally.items() if v == most)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
-        self._see(obs)
+        self.see(obs)
         if len(legal) == 1:
             self.clues.note(str(legal[0]))
             return legal[0]
@@ -168,7 +185,7 @@ class IsmctsBot:
         return moves[text]
 
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
-        self._see(obs)
+        self.see(obs)
         moves = {str(a): a for a in legal}
         if "solo" in moves:
             return moves["solo"]

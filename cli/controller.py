@@ -218,6 +218,12 @@ class BaseSession:
             return f"{text} is not legal now"
         return f"{text} is not legal now"
 
+    def moves(self) -> list[tuple[int, str]] | None:
+        """Every move of the match from its deal, ``(seat, action)`` in order, to replay it from its
+        seed (a review); None where the seed alone does not deal it (hidden hands) or the session
+        did not see it from the start."""
+        return None
+
     def hint(self) -> Hint:
         """What ``ismcts:strong`` would do now (the heuristic bot without the compiled search)."""
         inputs = self.hint_inputs()
@@ -286,9 +292,14 @@ class LocalSession(BaseSession):
             self._names = shown_names(self._names, bots)
         self._left = False
         self._asked = -1
+        fresh = match.digest() == Match(match.config, match.seed).digest()
+        self._moves: list[tuple[int, str]] | None = [] if fresh else None
 
     def match(self) -> Match:
         return self._match
+
+    def moves(self) -> list[tuple[int, str]] | None:
+        return None if self._moves is None else list(self._moves)
 
     def phase(self) -> str:
         if self._left:
@@ -312,6 +323,8 @@ class LocalSession(BaseSession):
 
     def _apply(self, seat: int, action: Any) -> None:
         events = self._match.apply(seat, action)
+        if self._moves is not None:
+            self._moves.append((seat, str(action)))
         self.version += 1
         for e in events:
             self._emit(Note.of(e))
@@ -423,6 +436,16 @@ class NetSession(BaseSession):
 
     def controllers(self) -> list[str]:
         return [str(s.controller) for s in self.peer.table.seats]
+
+    def moves(self) -> list[tuple[int, str]] | None:
+        """The committed moves (replayed from the peer's log); None at a hidden-hands table."""
+        from cardtable.cli.log_frames import table_moves
+        from cardtable.p2p.table import TableState
+
+        if self.peer.table.match is None or self.peer.table.hides():
+            return None
+        table = TableState()
+        return table_moves([table.apply(entry) for entry in self.peer.log[:self.peer.commit_index]])
 
     def status(self) -> str:
         t = self.peer.table

@@ -15,6 +15,7 @@ from cardtable.cli.net_cmds import host, join, tables
 from cardtable.cli.peek_cmd import peek
 from cardtable.cli.play_cmd import play
 from cardtable.cli.replay_cmd import replay
+from cardtable.cli.review_cmd import review
 from cardtable.cli.stats_cmd import stats
 from cardtable.cli.tournament_cmd import tournament
 
@@ -33,6 +34,7 @@ def cli(ctx: click.Context) -> None:
 
 cli.add_command(match)
 cli.add_command(replay)
+cli.add_command(review)
 cli.add_command(tables)
 cli.add_command(host)
 cli.add_command(join)

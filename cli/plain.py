@@ -9,7 +9,9 @@ it prints the table, your hand and a prompt line::
 
 (long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
-``view``, ``hint``, ``rules``, ``help``, ``jump``, ``catch``, ``protect``, ``leave``. Bad input gets one
+``view``, ``hint``, ``review`` (once a round has ended: the moves of yours in the last one that
+the search rates clearly worse than another, ``cardtable review``), ``rules``, ``help``, ``jump``,
+``catch``, ``protect``, ``leave``. Bad input gets one
 line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
 it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
 End of input, once the lines before it are used, leaves the game: at a LAN table a computer
@@ -28,12 +30,13 @@ from cardtable.cli.controller import COLOUR_NAMES, Controller
 from cardtable.cli.rules import rules_text
 
 SHOWN_MOVES = 12
-WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "leave", "quit"})
+WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "review", "leave", "quit"})
 """Words that are answered at once (in their place in the queue); anything else is an action."""
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
-        "or: moves, view, hint, rules, jump, catch, protect, leave")
+        "or: moves, view, hint, review (your moves of the last round the search rates clearly worse), "
+        "rules, jump, catch, protect, leave")
 
 
 class PlainClient:
@@ -178,6 +181,11 @@ class PlainClient:
             self.view()
         elif word == "hint":
             self.say(f"hint: {c.session.hint().text}")
+        elif word == "review":
+            from cardtable.cli.review_cmd import session_review
+
+            for review_line in session_review(c.session)():
+                self.say(f"review: {review_line}")
         elif word in ("leave", "quit"):
             self.feed(None)
         elif word in ("jump", "protect", "catch"):
@@ -262,6 +270,8 @@ class PlainClient:
         phase = c.session.phase()
         if text.lower() == "hint" and phase in ("lobby", "seeding", "playing"):
             return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
+        if text.lower() == "review" and phase in ("lobby", "seeding", "playing"):
+            return bool(c.session.round_scores())  # a script's review waits for the round to end
         if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
             return True
         if phase in ("over", "left"):

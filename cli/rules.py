@@ -17,6 +17,7 @@ _KEYS = [
     ("solo", "`p` / `d`", "play a Protection / decline"),
     ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
     ("", "`h`", "a hint: what the search would do"),
+    ("", "`v`", "once a round has ended: your moves in it that the search rates clearly worse"),
     ("", "`?` or F1", "these rules and keys (Esc closes)"),
     ("", "`q`", "leave (twice: at a LAN table a computer player takes your seat; `play` keeps the match)"),
 ]

@@ -7,8 +7,9 @@ messages); the moves you may make now (a list; choosing one asks for the Wild's 
 target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
 point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
-flip/keep, hint, leave). Hot keys that are not legal are hidden (``check_action``). ``?``/F1
-(and the command palette) open the rules of the game and the keys (``cli/help_screen.py``).
+flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check_action``).
+``?``/F1 (and the command palette) open the rules of the game and the keys, ``v`` (once a round
+has ended) the review of your moves in the last one (``cli/help_screen.py``).
 Before the match, the table panel is the lobby: the table's name, how others join, the seats.
 """
 
@@ -56,6 +57,7 @@ class TableApp(App[str | None]):
         Binding("f", "flip", "Flip hand"),
         Binding("k", "keep", "Keep hand"),
         Binding("h", "hint", "Hint"),
+        Binding("v", "review", "Review"),
         Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
         Binding("escape", "cancel_move", "Back"),
         Binding("q", "leave", "Leave"),
@@ -264,6 +266,8 @@ class TableApp(App[str | None]):
             return any(_offers(opts, action, c.call_armed) for opts in (c.options(), c.race_options()))
         if action == "hint":
             return bool(c.actions())
+        if action == "review":
+            return bool(c.session.round_scores())
         if action == "cancel_move":
             return c.builder is not None
         return True
@@ -311,6 +315,22 @@ class TableApp(App[str | None]):
         from cardtable.cli.help_screen import HelpScreen
 
         self.push_screen(HelpScreen(self.controller.game))
+
+    def action_review(self) -> None:
+        """Review your moves of the last finished round (in a worker: the search takes a moment)."""
+        from cardtable.cli.review_cmd import session_review
+
+        self.controller.message = "reviewing your last round..."
+        self._render_status()
+        review = session_review(self.controller.session)
+        self.run_worker(lambda: self.call_from_thread(self._show_review, review()), thread=True)
+
+    def _show_review(self, lines: list[str]) -> None:
+        from cardtable.cli.help_screen import ReviewScreen
+
+        self.controller.message = ""
+        self._render_status()
+        self.push_screen(ReviewScreen(lines))
 
     def action_hint(self) -> None:
         inputs = self.controller.session.hint_inputs()
