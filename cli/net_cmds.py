@@ -195,8 +195,7 @@ def _table_list(heard: list[Any]) -> str:
 @click.option("--deal", type=click.Choice(["hidden", "open"]), default=None,
               help="hidden: the machines deal together and each sees only its own cards "
                    "(docs/hidden-hands.md); open: every machine deals from the shared seed and could "
-                   "read every hand (for trusted friends).  [default: hidden for SCOUT; SOLO deals "
-                   "open until its hidden hands are built]")
+                   "read every hand (for trusted friends).  [default: hidden]")
 @passphrase_option
 @port_option
 @auto_option
@@ -231,10 +230,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     _check_name(name)
     config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold, rounds),
                          **parse_rules(rules))
-    if deal == "hidden" and game != "scout":
-        raise click.BadParameter("hidden hands cover SCOUT so far: a SOLO table deals open",
-                                 param_hint="--deal")
-    deal = deal or ("hidden" if game == "scout" else "open")
+    deal = deal or "hidden"
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
     ctx.client = _client(auto, plain, turn_clock)

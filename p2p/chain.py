@@ -159,6 +159,6 @@ class Chain(PeerState):
         for entry in self.log[:keep]:
             self.table.apply(entry)
         self.commit_index = keep
-        self.asked_at = self.bots_asked_at = -1
+        self.asked_at = self.bots_asked_at = self.due_at = -1
         self.store.set_meta("commit", keep)
         self._event("rewound", index=index)

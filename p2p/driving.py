@@ -106,6 +106,28 @@ class Driving(PeerState):
             self._propose(payload)
         for to, item in todo.send:
             self._send_secret(to, item)
+        if not self.queue and self.due_at != self.commit_index:
+            self._due_step()
+
+    def _due_step(self) -> None:
+        """Make the moves only this machine can (with hidden hands): one the rules make for a seat
+        it holds (SOLO's setup card), and its own seat's forced move when a person sits there
+        (a bot's is the bot's to make)."""
+        t, h = self.table, self.table.hidden
+        if t.match is None or h is None or t.phase != PLAYING:
+            return
+        due = h.due_move(t.match.state)
+        seat = self.my_seat
+        if due is None and seat is not None and self.auto is None and t.seats[seat].controller == HUMAN \
+                and t.match.to_move() == seat and self._sees_hand(seat):
+            legal = [str(a) for a in t.match.legal_actions(seat)]
+            due = (seat, legal[0]) if len(legal) == 1 and legal[0] in h.forced else None
+        if due is None or t.holder(due[0], self.leader) != self.key:
+            return
+        payload = self._move_payload(*due)
+        if payload is not None:
+            self.due_at = self.commit_index
+            self._propose(payload)
 
     def _move_payload(self, seat: int, text: str) -> list[Any] | None:
         """The entry that makes a move: ``act``; with hidden hands, written the way the round's

@@ -112,7 +112,7 @@ class Elections(PeerState):
         self.leader_since = self.stage_since = self.now
         self.followers = {}
         self.bots = {}
-        self.asked_at = self.bots_asked_at = -1
+        self.asked_at = self.bots_asked_at = self.due_at = -1
         self.beacon_at = self.now
         self.log_seqs = {}
         for e in self.log:

@@ -198,6 +198,7 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         self.auto_bot: Bot | None = None
         self.asked_at = -1  # the commit index at which this peer's own seat's bot was asked
         self.bots_asked_at = -1  # ... and the computer players (sequencer)
+        self.due_at = -1  # ... and this machine made a move only it could make (hidden hands)
         self.applied_at = now  # when the last committed entry was applied
         self.stage: tuple[Any, ...] = ()
         self.stage_since = now

@@ -155,6 +155,7 @@ class PeerState:
     bots: dict[int, Bot]
     auto_bot: Bot | None
     asked_at: int  # the commit index at which this peer's own seat's bot was asked
+    due_at: int  # ... and at which it made a move only it could make (hidden hands)
     bots_asked_at: int  # ... and the computer players (sequencer)
     applied_at: float  # when the last committed entry was applied
     stage: tuple[Any, ...]

@@ -274,7 +274,8 @@ class TableState:
             if target >= len(self.seats) or target != seat or self.seats[target].controller != HUMAN:
                 return f"the author does not control seat {target}"
             try:
-                action = self.match.parse_action(payload[2])
+                parse = self.match.parse_action if self.hidden is None else self.hidden.parse
+                action = parse(payload[2])
             except (ParseError, IllegalAction, ValueError) as err:
                 return str(err) or "not an action"
             if self.hidden is not None:
@@ -489,8 +490,9 @@ class TableState:
         h = self.hidden
         if h is None:
             return "no hidden deal is under way"
+        before = h.stage
         reason = h.on_deck(entry.decoded.author, payloads.read_deck(payload))
-        if reason or h.stage != PLAY:
+        if reason or before != DEAL or h.stage != PLAY:  # a reshuffle's step, or the deal goes on
             return reason
         if self.match is None:
             self.match = Match(self.config, h.seed, h.first_state())

@@ -22,7 +22,9 @@ from cardtable.p2p.hidden.group import POINT_BYTES, DeckError, mul
 from cardtable.p2p.hidden.member import Layer
 
 MAX_MEMBERS = 10
-MAX_SLOTS = 512
+MAX_SLOTS = 8192
+"""Slots a round may deal (slot numbers take 2 bytes on the wire): a SOLO round reshuffles
+its discard pile into new slots, about 80 of them each time."""
 STEP_DOMAIN = b"cardtable/hidden/step/"
 
 

@@ -232,6 +232,15 @@ class HiddenRound:
         """The view's state as every machine sees it (for the table's digest)."""
         raise NotImplementedError
 
+    forced: frozenset[str] = frozenset()
+    """Moves a seat's machine makes on its own when the seat has no other (SOLO: keep, decline,
+    and the answers only the holder can give: owed, clear)."""
+
+    def due_move(self, state: Any) -> tuple[int, str] | None:
+        """A move the rules make for a seat whose machine alone can prove it (SOLO: the dealer
+        turns the setup card), as ``(seat, text)``; None: nothing of the kind is due."""
+        return None
+
     def next_cards(self) -> Sequence[int] | None:
         """The cards the next round deals (None: the whole deck)."""
         return None

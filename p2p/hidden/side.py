@@ -25,6 +25,7 @@ from cardtable.p2p.hidden.bundles import (
     encode_secret,
     read_bundle,
 )
+from cardtable.p2p.hidden.deal import MAX_SLOTS
 from cardtable.p2p.hidden.dealing import Dealing, Propose, Send
 from cardtable.p2p.hidden.group import DeckError
 from cardtable.p2p.hidden.member import commitment, new_seed
@@ -121,7 +122,7 @@ class HiddenSide:
         """Keys from ``sender`` (kept in the store: a restart opens its hand again without asking)."""
         if isinstance(item, Bundle) and item.round_no == h.round_no and sender in h.members:
             for slot, key in item.items:
-                if 0 <= slot < 512:
+                if 0 <= slot < MAX_SLOTS:
                     self.ring.put(slot, sender, key)
                     self.bundles[slot, sender] = item
             name = bundle_name(h, item)

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardtable.engine.errors import IllegalAction, ParseError
-from cardtable.engine.solo.actions import parse_action
+from cardtable.engine.solo.actions import DECLINE, KEEP, parse_action
 from cardtable.engine.solo.cards import deck
 from cardtable.engine.solo.hidden import SlotRound, audit_replay
-from cardtable.engine.solo.slot_actions import SlotPlay, parse_slot_action
+from cardtable.engine.solo.slot_actions import CLEAR, OWED, SlotPlay, parse_slot_action
 from cardtable.p2p.hidden.audit import AuditReport, Fault
 from cardtable.p2p.hidden.decks import solo_names
 from cardtable.p2p.hidden.group import card_points
@@ -34,6 +34,8 @@ def solo_points(table_id: bytes, config: Any) -> tuple[bytes, ...]:
 
 class SoloRound(HiddenRound):
     """A SOLO round with hidden hands."""
+
+    forced = frozenset(str(a) for a in (KEEP, DECLINE, OWED, CLEAR))
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
@@ -64,6 +66,10 @@ class SoloRound(HiddenRound):
         view = self.view
         extra = view.wanted() if view is not None and seat == self.dealer else []
         return list(self.hands[seat]) + extra
+
+    def due_move(self, state: Any) -> tuple[int, str] | None:
+        """The dealer's seat turns the setup card (its machine opened it: it alone can prove it)."""
+        return (self.dealer, TURN) if state is not None and state.wanted() else None
 
     def card_text(self, card: int, bit: int) -> str:
         return self.faces[card].text

@@ -101,7 +101,7 @@ def test_each_machine_can_open_exactly_the_cards_its_seats_may_see_at_every_step
     assert all_over(net) and checks > 1000
 
 
-def _leak_seat0_keys(leak: Peer, to: Node) -> None:
+def leak_seat0_keys(leak: Peer, to: Node) -> None:
     """Make ``leak`` also send its keys for seat 0's hand to ``to`` (a routing bug, or a cheat)."""
     real = leak.side._send_keys
 
@@ -123,13 +123,13 @@ def test_the_view_check_sees_keys_sent_to_the_wrong_member() -> None:
     net = SimNet(8)
     nodes = hidden_table(net, 3, 3)
     assert nodes[0].peer is not None and nodes[2].peer is not None
-    _leak_seat0_keys(nodes[2].peer, nodes[1])
+    leak_seat0_keys(nodes[2].peer, nodes[1])
     held: dict[str, set[int]] = {n.name: set() for n in nodes}
     assert net.run(lambda: bool(nodes[0].peer and nodes[0].peer.table.match), limit=60)
     for _ in range(300):  # one member's leak alone: nothing opens
         net.step()
         _view_check(nodes, held)
-    _leak_seat0_keys(nodes[0].peer, nodes[1])
+    leak_seat0_keys(nodes[0].peer, nodes[1])
     nodes[0].peer.side.sent.clear()
     with pytest.raises(AssertionError):
         while not all_over(net) and net.now < 300:
