@@ -57,7 +57,8 @@ class Note:
     ``kind`` is the engine event kind for game events (``play``, ``draw``, ``catch``, ``show``,
     ``round_end``, ``match_end`` ...) with its ``facts`` (``engine.game.Event``), or
     ``refused`` (a proposal of this seat was refused), ``table`` (seats, seed, sequencer,
-    takeovers: ``text`` is already in the player's words), ``clock``, ``info``. ``text`` is the
+    takeovers: ``text`` is already in the player's words), ``chat`` (a line someone said, with
+    their name: ``text``, free of control characters), ``clock``, ``info``. ``text`` is the
     engine's words for game events (used only for a kind the client has no words for).
     """
 
@@ -119,6 +120,15 @@ class BaseSession:
     def leave(self) -> None:
         """Give the seat to a computer player for good."""
         raise NotImplementedError
+
+    def talks(self) -> bool:
+        """Whether others can hear this seat (a LAN table)."""
+        return False
+
+    def talk(self, text: str) -> str | None:
+        """Say ``text`` to the table (``/NAME``: an emote): None if sent, else a one-line reason.
+        The line shows once the table has it (a ``chat`` note), as everyone's does."""
+        return "nobody hears you: talk is for LAN tables"
 
     def status(self) -> str:
         """A few words on the table before the match (lobby, seed agreement)."""
@@ -431,7 +441,7 @@ class NetSession(BaseSession):
     def names(self) -> list[str]:
         from cardtable.cli.seat_bots import shown_names
 
-        return shown_names([s.name or f"seat {i}" for i, s in enumerate(self.peer.table.seats)],
+        return shown_names([_shown(s.name) or f"seat {i}" for i, s in enumerate(self.peer.table.seats)],
                            str(self.peer.bots_spec))
 
     def controllers(self) -> list[str]:
@@ -460,7 +470,7 @@ class NetSession(BaseSession):
         return phase
 
     def table_name(self) -> str:
-        return str(self.peer.table.name or "")
+        return _shown(str(self.peer.table.name or ""))
 
     def sealed(self) -> bool:
         return self.peer.pass_key is not None
@@ -482,7 +492,7 @@ class NetSession(BaseSession):
             elif seat.owner is None:
                 rows.append(("free", "free"))
             else:
-                rows.append((seat.name or f"seat {s}", "player"))
+                rows.append((_shown(seat.name) or f"seat {s}", "player"))
         return rows
 
     def propose(self, text: str) -> str | None:
@@ -503,21 +513,50 @@ class NetSession(BaseSession):
             self._emit(Note("table", self.seat, "You leave the table; a computer player takes the seat"))
             self.node.leave()
 
+    def talks(self) -> bool:
+        return not self.keep
+
+    def talk(self, text: str) -> str | None:
+        text = text.strip()
+        if not self.talks():
+            return super().talk(text)
+        if text.startswith("/"):
+            self.node.emote(text[1:].strip().lower())
+        else:
+            self.node.say(text)
+        return None  # a line the table would refuse comes back as a refused event, with its reason
+
     def _on_peer_event(self, event: Any) -> None:
+        from cardtable.p2p import chat
+
         kind, data = event.kind, event.data
+        talk = data.get("kind") in chat.KINDS  # talk moves no position: no new version, no prompt
         if kind == "applied":
-            self.version += 1
+            self.version += not talk
             if data.get("ok"):
                 for event in data.get("events", []):
                     self._emit(Note.of(Event.from_dict(event)))
             return
         if kind == "refused":
-            self._emit(Note("refused", self.seat, str(data.get("reason") or "refused")))
+            reason = str(data.get("reason") or "refused")
+            note = Note("info", None, f"not said: {reason}") if talk else Note("refused", self.seat, reason)
+            self._emit(note)
+            return
+        if kind == "chat":
+            self._emit(Note("chat", None, str(data.get("line"))))
             return
         text = table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
             self.version += 1
             self._emit(Note("table", None, text))
+
+
+def _shown(name: str) -> str:
+    """A member's name as a screen may show it: without control characters (a modified member
+    could put terminal escapes in its name; ``p2p.chat.printable``)."""
+    from cardtable.p2p.chat import printable
+
+    return printable(name)
 
 
 def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -554,6 +593,8 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
 def words(note: Note, me: int | None, names: Sequence[str]) -> str:
     """The note as a sentence for seat ``me``: game events from their fields (``cli.words``),
     the others as they were said."""
+    if note.kind == "chat":
+        return note.text
     if note.kind in ("table", "info", "refused", "clock"):
         return note.text[:1].upper() + note.text[1:]
     return Speaker(me, names).event(note.kind, note.seat, note.facts, note.text)
@@ -1204,6 +1245,13 @@ class Controller:
         return f"Match over after {played}. Won by {who}. Totals: {table}."
 
     # --- acting ----------------------------------------------------------------------------------
+    def talk(self, text: str) -> str | None:
+        """Say ``text`` to the table (``/gg``: an emote); None if sent, else a one-line reason."""
+        why = self.session.talk(text)
+        if why is not None:
+            self.message = why
+        return why
+
     def submit(self, text: str) -> str | None:
         """Propose ``text`` (the engine's notation); None if sent, else a one-line reason."""
         text = text.strip()

@@ -534,6 +534,8 @@ class _EventPrinter:
             return f"seat {data.get('seat')} {words[kind]}"
         if kind == "refused":
             return f"refused: {data.get('kind')}: {data.get('reason')}"
+        if kind == "chat":
+            return str(data.get("line"))
         if kind == "resumed":
             return f"resumed at entry {data.get('commit')}"
         if kind == "left":

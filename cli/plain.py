@@ -11,7 +11,9 @@ it prints the table, your hand and a prompt line::
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
 ``view``, ``hint``, ``review`` (once a round has ended: the moves of yours in the last one that
 the search rates clearly worse than another, ``cardtable review``), ``rules``, ``help``, ``jump``,
-``catch``, ``protect``, ``leave``. Bad input gets one
+``catch``, ``protect``, ``leave``; at a LAN table ``say TEXT`` and ``emote NAME`` talk to the
+table (``hi``, ``gg``, ``nice``, ``wow``, ``oops``, ``thinking``), and what others say is
+printed as ``NAME: text``. Bad input gets one
 line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
 it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
 End of input, once the lines before it are used, leaves the game: at a LAN table a computer
@@ -28,6 +30,7 @@ from typing import Any, TextIO
 
 from cardtable.cli.controller import COLOUR_NAMES, Controller
 from cardtable.cli.rules import rules_text
+from cardtable.p2p.chat import EMOTES
 
 SHOWN_MOVES = 12
 WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "review", "leave", "quit"})
@@ -36,7 +39,9 @@ HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswa
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
         "or: moves, view, hint, review (your moves of the last round the search rates clearly worse), "
-        "rules, jump, catch, protect, leave")
+        "rules, jump, catch, protect, leave; at a LAN table: say TEXT, emote NAME (" + " ".join(EMOTES) + ")")
+TALK = frozenset({"say", "emote"})
+"""Words that talk to the table (the rest of the line is what is said)."""
 
 
 class PlainClient:
@@ -170,7 +175,12 @@ class PlainClient:
             self._prompted = None
             return
         word = text.lower()
-        if word in ("help", "?"):
+        first, _, rest = text.partition(" ")
+        if first.lower() in TALK:
+            problem = c.talk(("/" if first.lower() == "emote" else "") + rest.strip())
+            if problem:
+                self.problem(problem)
+        elif word in ("help", "?"):
             self.say(HELP)
         elif word == "rules":
             game = c.game
@@ -272,6 +282,8 @@ class PlainClient:
             return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
         if text.lower() == "review" and phase in ("lobby", "seeding", "playing"):
             return bool(c.session.round_scores())  # a script's review waits for the round to end
+        if text.partition(" ")[0].lower() in TALK:
+            return True  # talk goes at once, whatever the game waits for
         if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
             return True
         if phase in ("over", "left"):

@@ -102,6 +102,8 @@ def _replay_table(file: Path, verify: bool) -> None:
                 line = "; ".join(tell(applied.events, names))
             elif not applied.ok:
                 line = f"refused ({applied.kind}): {applied.reason}"
+            elif applied.line:  # talk
+                line = applied.line
             elif applied.kind in SEAT_WORDS:
                 line = _seat_line(applied.kind, applied.seat, applied.summary, names)
             else:

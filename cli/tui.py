@@ -9,7 +9,9 @@ point, one list at a time; Esc goes back) beside the scrolling log; round and ma
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
 flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check_action``).
 ``?``/F1 (and the command palette) open the rules of the game and the keys, ``v`` (once a round
-has ended) the review of your moves in the last one (``cli/help_screen.py``).
+has ended) the review of your moves in the last one (``cli/help_screen.py``). At a LAN table
+``t`` opens a line to talk to the table (Enter sends, Esc goes back; ``/gg`` and the like are
+emotes); what everyone says shows in the log as ``NAME: text``.
 Before the match, the table panel is the lobby: the table's name, how others join, the seats.
 """
 
@@ -23,12 +25,13 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, RichLog, Static
+from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from cardtable.cli.cards import colour_in_force, scout_card, solo_card, top_card
 from cardtable.cli.controller import COLOUR_NAMES, Controller, Question, solo_windows
 from cardtable.cli.words import plural
+from cardtable.p2p.chat import EMOTES, MAX_TEXT
 
 
 class TableApp(App[str | None]):
@@ -47,6 +50,7 @@ class TableApp(App[str | None]):
     #log { width: 3fr; border: round $secondary; }
     #summary { padding: 0 1; height: auto; color: $warning; }
     #scoring { padding: 0 1; height: auto; color: $text-muted; }
+    #talk { height: 3; border: round $accent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "jump", "Jump in"),
@@ -58,6 +62,7 @@ class TableApp(App[str | None]):
         Binding("k", "keep", "Keep hand"),
         Binding("h", "hint", "Hint"),
         Binding("v", "review", "Review"),
+        Binding("t", "talk", "Talk"),
         Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
         Binding("escape", "cancel_move", "Back"),
         Binding("q", "leave", "Leave"),
@@ -87,6 +92,9 @@ class TableApp(App[str | None]):
             yield OptionList(id="moves")
             yield RichLog(id="log", wrap=True, markup=True, min_width=20)
         yield Static(id="summary")
+        yield Input(id="talk", max_length=MAX_TEXT,
+                    placeholder="say something · Enter: send · Esc: back · emotes: "
+                    + " ".join("/" + e for e in EMOTES))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -95,6 +103,9 @@ class TableApp(App[str | None]):
         self.query_one("#players", Static).border_title = "Players"
         self.query_one("#table", Static).border_title = "Table"
         self.query_one("#hand", Static).border_title = "Your hand"
+        talk = self.query_one("#talk", Input)
+        talk.border_title = "Talk to the table"
+        talk.display = False
         self.controller.on_change(self._changed)
         self.set_interval(self.tick_every, self._tick)
         self.query_one("#moves", OptionList).focus()
@@ -269,7 +280,9 @@ class TableApp(App[str | None]):
         if action == "review":
             return bool(c.session.round_scores())
         if action == "cancel_move":
-            return c.builder is not None
+            return c.builder is not None or self._talking()
+        if action == "talk":
+            return c.session.talks() and not self._talking()
         return True
 
     def _after(self, problem: str | None) -> None:
@@ -300,8 +313,35 @@ class TableApp(App[str | None]):
         self._after(self.controller.flip(False))
 
     def action_cancel_move(self) -> None:
+        if self._talking():
+            self._close_talk()
+            return
         self.controller.cancel()
         self.refresh_view()
+
+    # --- talk -----------------------------------------------------------------------------------
+    def _talking(self) -> bool:
+        return bool(self.query_one("#talk", Input).display)
+
+    def action_talk(self) -> None:
+        """Open the line to talk to the table."""
+        talk = self.query_one("#talk", Input)
+        talk.display = True
+        talk.focus()
+        self.refresh_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self._close_talk()
+        if text:
+            self._after(self.controller.talk(text))
+
+    def _close_talk(self) -> None:
+        talk = self.query_one("#talk", Input)
+        talk.value = ""
+        talk.display = False
+        self.query_one("#moves", OptionList).focus()
+        self.refresh_bindings()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette: the rules and keys, a hint, then Textual's own entries."""

@@ -26,10 +26,12 @@ class Driving(PeerState):
         """Apply committed entries up to ``index`` to the table."""
         if index <= self.commit_index:
             return
+        position = self.table.position
         for i in range(self.commit_index + 1, index + 1):
             self._applied(self.table.apply(self.log[i - 1]), self.log[i - 1], quiet)
         self.commit_index = index
-        self.applied_at = self.now
+        if self.table.position != position:  # talk alone moves no position: no bot waits for it
+            self.applied_at = self.now
         self.store.set_meta("commit", index)
 
     def _applied(self, done: Applied, entry: Entry, quiet: bool) -> None:
@@ -49,6 +51,8 @@ class Driving(PeerState):
             self._event("refused", index=done.index, kind=done.kind, reason=done.reason)
         if not done.ok:
             return
+        if done.line:
+            self._event("chat", seat=done.seat, author=p.author.hex(), line=done.line)
         self._table_events(done, p)
 
     def _table_events(self, done: Applied, p: Proposal) -> None:
@@ -106,7 +110,7 @@ class Driving(PeerState):
             self._propose(payload)
         for to, item in todo.send:
             self._send_secret(to, item)
-        if not self.queue and self.due_at != self.commit_index:
+        if not self.queue and self.due_at != self.table.position:
             self._due_step()
 
     def _due_step(self) -> None:
@@ -126,7 +130,7 @@ class Driving(PeerState):
             return
         payload = self._move_payload(*due)
         if payload is not None:
-            self.due_at = self.commit_index
+            self.due_at = self.table.position
             self._propose(payload)
 
     def _move_payload(self, seat: int, text: str) -> list[Any] | None:
@@ -170,7 +174,7 @@ class Driving(PeerState):
         applied, so that people can jump in, call or catch first: their proposals arriving in
         that time are sequenced first, and the bots then think again about the new position."""
         own = seat is not None and self.auto is not None and self.table.seats[seat].controller == HUMAN \
-            and self.asked_at != self.commit_index and self._sees_hand(seat)
+            and self.asked_at != self.table.position and self._sees_hand(seat)
         bots = self._bots_due() and self.now >= self.applied_at + self.timeouts.bot_delay \
             and all(self._sees_hand(s) for s in self.table.bot_seats())
         match = self.table.match
@@ -179,10 +183,10 @@ class Driving(PeerState):
             return
         mine: set[int] = set()
         if own and seat is not None:
-            self.asked_at = self.commit_index
+            self.asked_at = self.table.position
             mine.add(seat)
         if bots:
-            self.bots_asked_at = self.commit_index
+            self.bots_asked_at = self.table.position
             mine.update(self.table.bot_seats())
         actors = set(match.actors())
         n = len(self.table.seats)
@@ -203,7 +207,7 @@ class Driving(PeerState):
     def _bots_due(self) -> bool:
         """The sequencer has computer players to ask about this position, once it may."""
         return (self.role == LEADER and self.table.phase == PLAYING
-                and self.bots_asked_at != self.commit_index and len(self.log) == self.commit_index
+                and self.bots_asked_at != self.table.position and len(self.log) == self.commit_index
                 and bool(self.table.bot_seats()))
 
     def _ask_bot(self, seat: int, must: bool, own: bool) -> Any:

@@ -282,6 +282,14 @@ class Node:
     def leave(self) -> None:
         self.handle(self.peer.leave(self.clock()))
 
+    def say(self, text: str) -> None:
+        """Propose a chat line (``Peer.say``)."""
+        self.handle(self.peer.say(text, self.clock()))
+
+    def emote(self, name: str) -> None:
+        """Propose a quick emote (``Peer.emote``)."""
+        self.handle(self.peer.emote(name, self.clock()))
+
     def _datagram(self, data: bytes, addr: Addr) -> None:
         if self.drop is not None and self.drop(data, addr):  # simulated loss (benchmarks)
             self.dropped_in += 1

@@ -33,7 +33,7 @@ from typing import Any
 
 from cardtable.ai.bots import Bot
 from cardtable.engine.shuffle import Stream
-from cardtable.p2p import admission, freshness, lobby, seal, wire
+from cardtable.p2p import admission, chat, freshness, lobby, seal, wire
 from cardtable.p2p.addresses import Addresses
 from cardtable.p2p.chain import Chain
 from cardtable.p2p.discovery import encode_beacon
@@ -196,10 +196,10 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         self.side = HiddenSide(identity, self._random_bytes, {}, store.set_meta)
         self.bots: dict[int, Bot] = {}
         self.auto_bot: Bot | None = None
-        self.asked_at = -1  # the commit index at which this peer's own seat's bot was asked
+        self.asked_at = -1  # the table's position at which this peer's own seat's bot was asked
         self.bots_asked_at = -1  # ... and the computer players (sequencer)
         self.due_at = -1  # ... and this machine made a move only it could make (hidden hands)
-        self.applied_at = now  # when the last committed entry was applied
+        self.applied_at = now  # when the last committed entry that is not talk was applied
         self.stage: tuple[Any, ...] = ()
         self.stage_since = now
         self.beacon_at = now
@@ -331,6 +331,26 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
                 return self._finish()
             if self.table.seats[seat].controller == BOT and not self._queued("return"):
                 self._propose(["return", seat])
+            self._propose(payload)
+        return self._finish()
+
+    def say(self, text: str, now: float) -> Output:
+        """Propose a chat line (``p2p/chat.py``); a line the table would refuse is refused at once."""
+        return self._talk(["say", text.strip() if isinstance(text, str) else text], now)
+
+    def emote(self, name: str, now: float) -> Output:
+        """Propose a quick emote (``chat.EMOTES``)."""
+        return self._talk(["emote", name], now)
+
+    def _talk(self, payload: list[Any], now: float) -> Output:
+        self._begin(now)
+        reason = "you are not at the table" if self.left or self.leaving else \
+            self.table.refusal(self.key, payload)
+        if not reason and sum(1 for o in self.queue if o.payload[0] in chat.KINDS) >= chat.BURST:
+            reason = f"{chat.BURST} lines are still on their way: wait a moment"
+        if reason:
+            self._event("refused", index=None, kind=payload[0], reason=reason)
+        else:
             self._propose(payload)
         return self._finish()
 

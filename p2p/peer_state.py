@@ -154,10 +154,10 @@ class PeerState:
     side: HiddenSide  # this machine's part of hidden hands (p2p/hidden/side.py)
     bots: dict[int, Bot]
     auto_bot: Bot | None
-    asked_at: int  # the commit index at which this peer's own seat's bot was asked
-    due_at: int  # ... and at which it made a move only it could make (hidden hands)
+    asked_at: int  # the table's position (``TableState.position``) when this seat's bot was asked
+    due_at: int  # ... and when this machine made a move only it could make (hidden hands)
     bots_asked_at: int  # ... and the computer players (sequencer)
-    applied_at: float  # when the last committed entry was applied
+    applied_at: float  # when the last committed entry that is not talk was applied
     stage: tuple[Any, ...]
     stage_since: float
     beacon_at: float

@@ -16,6 +16,7 @@ from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.games import config_from_dict
 from cardtable.engine.match import Match, snapshot_digest
+from cardtable.p2p import chat
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.hidden.bundles import read_bundle
 from cardtable.p2p.hidden.group import DeckError
@@ -58,6 +59,7 @@ class Applied:
     reason: str
     summary: str
     events: list[Event] = field(default_factory=list)
+    line: str = ""  # a chat entry said: its words (``p2p/chat.py``)
 
 
 class Roster:
@@ -179,6 +181,8 @@ class TableState:
         self.audited: list[HiddenRound] = []  # hidden rounds done, audited (their cards are public)
         self.accused: dict[bytes, bytes] = {}  # a member accused of withholding keys -> its accuser
         self._points: tuple[bytes, ...] = ()
+        self.talk = chat.Bound()  # the chat rate bound, kept from the log
+        self.position = 0  # entries applied that are not talk: the bots think again when it moves
 
     # --- views -----------------------------------------------------------------------------------
     @property
@@ -199,6 +203,11 @@ class TableState:
 
     def members(self) -> list[bytes]:
         return list(self.roster.members)
+
+    def name_of(self, key: bytes) -> str:
+        """The name of the seat ``key`` owns ("a member" without one)."""
+        seat = self.seat_of(key)
+        return self.seats[seat].name if seat is not None else f"a member ({key.hex()[:8]})"
 
     def seeding_seats(self) -> list[int]:
         """The seats whose owners take part in the seed agreement."""
@@ -249,9 +258,12 @@ class TableState:
         """Why a member's proposal would be refused if it were applied now ("" if it would not
         be, as far as can be told without applying it): the sequencer refuses such proposals
         before they are appended, and an author stops proposing one (``p2p/proposals.py``).
-        Only the kinds members propose (``act``, ``return``, ``commit``, ``reveal``, ``leave``)."""
+        Only the kinds members propose (``act``, ``return``, ``commit``, ``reveal``, ``leave``,
+        the hidden hands' and the talk's)."""
         kind = payload[0] if payload else ""
         seat = self.seat_of(author)
+        if kind in chat.KINDS:
+            return chat.refusal(author, payload, self.roster.members, self.talk)
         if kind == "leave":
             return "" if author in self.roster.members else "not seated here"
         if kind in ("commit", "reveal"):
@@ -292,6 +304,8 @@ class TableState:
         self.applied = entry.index
         seat = self.seat_of(p.author)
         out = Applied(entry.index, p.author, seat, p.kind, False, "", _summary(p.payload))
+        self.talk.saw(p.author, p.kind)
+        self.position += p.kind not in chat.KINDS
         reason = self.roster.admit(entry)
         if not reason:
             try:
@@ -299,6 +313,8 @@ class TableState:
             except Exception as err:  # noqa: BLE001 - a safety net; every replica fails alike
                 reason = f"internal error: {type(err).__name__}: {err}"
         out.ok, out.reason = not reason, reason
+        if out.ok and p.kind in chat.KINDS:
+            out.line = chat.line(self.name_of(p.author), p.payload)
         if out.seat is None:
             out.seat = self.seat_of(p.author)
         return out
@@ -647,6 +663,16 @@ class TableState:
     def _noop(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         return "" if entry.decoded.author == entry.sequencer else "only a sequencer marks its term"
 
+    def _say(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        """A chat line or an emote: checked and counted, nothing else changes (``p2p/chat.py``)."""
+        author = entry.decoded.author
+        reason = chat.refusal(author, payload, self.roster.members, self.talk)
+        if not reason:
+            self.talk.spend(author)
+        return reason
+
+    _emote = _say
+
 
 def _summary(payload: list[Any]) -> str:
     """A short readable form of a payload (no secrets: nonces and commitments are abbreviated)."""
@@ -661,4 +687,4 @@ def _summary(payload: list[Any]) -> str:
         return f"deck step {payload[2]}"
     if kind in HIDDEN_KINDS:
         return kind
-    return " ".join(str(x) for x in payload)[:80]
+    return chat.printable(" ".join(str(x) for x in payload))[:80]

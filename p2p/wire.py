@@ -15,7 +15,7 @@ the chain hash before it), ``APPEND_OK``, ``VOTE_ASK`` and heartbeats carry chai
 member. Wire 5 adds hidden hands (docs/hidden-hands.md): ``SECRET`` (type 12, member to member,
 sealed with the pair key of the two; ``Secret``) and the log payloads ``deal``, ``deck``, ``keys``,
 ``seed`` and ``fault`` (``HIDDEN_KINDS``), and a fifth ``create`` field, the deal (``open`` or
-``hidden``).
+``hidden``), and the talk: the log payloads ``say`` and ``emote`` (``p2p/chat.py``).
 Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
 it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
 first.
@@ -30,7 +30,7 @@ from typing import Any
 
 import msgpack
 
-from cardtable.p2p import seal
+from cardtable.p2p import chat, seal
 from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
@@ -45,6 +45,7 @@ SIG_BYTES = 64
 HASH_BYTES = 32
 MAX_NAME = 32
 MAX_ACTION = 64
+MAX_EMOTE = 16
 MAX_SEATS = 10
 MAX_INT = 2**63 - 1
 
@@ -245,7 +246,17 @@ _PAYLOADS: dict[str, tuple[int, Any]] = {
     "leave": (1, lambda p: None),
     "evict": (2, lambda p: _seat(p[1])),
     "noop": (1, lambda p: None),
+    "say": (2, lambda p: _chat_text(p[1])),
+    "emote": (2, lambda p: _str(p[1], MAX_EMOTE)),
 }
+
+
+def _chat_text(value: Any) -> str:
+    """A chat line on the wire: text of at most ``chat.MAX_BYTES`` bytes (what it may say is the
+    table's to check: ``p2p/chat.py``, so that a bad line is refused with a reason)."""
+    if not isinstance(value, str) or len(value.encode("utf-8", "surrogatepass")) > chat.MAX_BYTES:
+        raise WireError("malformed")
+    return value
 
 
 def _deal_mode(value: Any) -> str:
