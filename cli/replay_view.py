@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from rich.markup import escape
 from textual.binding import Binding, BindingType
-from textual.widgets import OptionList, RichLog, Static
+from textual.widgets import Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from cardtable.cli.cards import scout_card, solo_card
@@ -109,8 +109,8 @@ class ReplayApp(TableApp, inherit_bindings=False):
         super().on_mount()
         moves = self.query_one("#moves", OptionList)
         moves.border_title = "Moves (a click goes there)"
-        for widget in (moves, self.query_one("#log", RichLog)):  # the arrows, PgUp/PgDn and Home/End
-            widget.can_focus = False                              # step through the game, not a pane
+        for widget in (moves, self.query_one("#log", RichLog), self.query_one("#talk", Input)):
+            widget.can_focus = False  # the arrows, PgUp/PgDn and Home/End step through the game
         self.set_focus(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

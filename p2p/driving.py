@@ -115,23 +115,31 @@ class Driving(PeerState):
 
     def _due_step(self) -> None:
         """Make the moves only this machine can (with hidden hands): one the rules make for a seat
-        it holds (SOLO's setup card), and its own seat's forced move when a person sits there
-        (a bot's is the bot's to make)."""
+        it holds (SOLO's setup card), and its own seat's forced move when a person sits there, after
+        the computer players' pause, so that its timing tells nothing (a bot's is the bot's)."""
         t, h = self.table, self.table.hidden
         if t.match is None or h is None or t.phase != PLAYING:
             return
         due = h.due_move(t.match.state)
-        seat = self.my_seat
-        if due is None and seat is not None and self.auto is None and t.seats[seat].controller == HUMAN \
-                and t.match.to_move() == seat and self._sees_hand(seat):
-            legal = [str(a) for a in t.match.legal_actions(seat)]
-            due = (seat, legal[0]) if len(legal) == 1 and legal[0] in h.forced else None
+        if due is None and self.now >= self.applied_at + self.timeouts.bot_delay:
+            due = self._forced_move()
         if due is None or t.holder(due[0], self.leader) != self.key:
             return
         payload = self._move_payload(*due)
         if payload is not None:
             self.due_at = self.table.position
             self._propose(payload)
+
+    def _forced_move(self) -> tuple[int, str] | None:
+        """This machine's person's seat's only move, when it is one the machine makes (hidden hands:
+        ``HiddenRound.forced``), as ``(seat, text)``."""
+        t, h, seat = self.table, self.table.hidden, self.my_seat
+        if h is None or t.match is None or seat is None or self.auto is not None:
+            return None
+        if t.seats[seat].controller != HUMAN or t.match.to_move() != seat or not self._sees_hand(seat):
+            return None
+        legal = [str(a) for a in t.match.legal_actions(seat)]
+        return (seat, legal[0]) if len(legal) == 1 and legal[0] in h.forced else None
 
     def _move_payload(self, seat: int, text: str) -> list[Any] | None:
         """The entry that makes a move: ``act``; with hidden hands, written the way the round's

@@ -591,6 +591,9 @@ class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Members
         times += self._proof_deadlines()
         if self.table.hidden is not None and self._caught_up() and self.side.waiting(self.table, self.leader):
             times.append(self.side.asked_at + RESEND)
+        if self.due_at != self.table.position and self.applied_at + t.bot_delay > self.now \
+                and self._forced_move() is not None:
+            times.append(self.applied_at + t.bot_delay)  # this person's forced move, after the pause
         if self.role == LEADER:
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]

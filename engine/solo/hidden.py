@@ -46,6 +46,10 @@ from cardtable.engine.solo.slot_actions import (
 )
 from cardtable.engine.solo.state import _KIND_NAMES, SETTLED, STACKABLE, State, _describe, needs_call
 
+SLOT_LIMIT = 8192
+"""Slots a round may deal (a slot's number takes 2 bytes on the wire): past it the discard pile is
+not dealt again, and a draw finds no card, as when the discard pile holds only its top card."""
+
 NONE, CALLED, MISSED = "none", "called", "missed"
 """The states of a seat's SOLO window: none open, open with the call made, open and missed."""
 
@@ -673,7 +677,7 @@ class SlotRound:
         got: list[int] = []
         for _ in range(count):
             if not self.draw:
-                if len(self.discard) <= 1:
+                if len(self.discard) <= 1 or self.next_slot + len(self.discard) - 1 > SLOT_LIMIT:
                     break
                 self._reshuffle()
             slot = self.draw.pop(0)

@@ -18,13 +18,12 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cardtable.engine.solo.hidden import SLOT_LIMIT
 from cardtable.p2p.hidden.group import POINT_BYTES, DeckError, mul
 from cardtable.p2p.hidden.member import Layer
 
 MAX_MEMBERS = 10
-MAX_SLOTS = 8192
-"""Slots a round may deal (slot numbers take 2 bytes on the wire): a SOLO round reshuffles
-its discard pile into new slots, about 80 of them each time."""
+MAX_SLOTS = SLOT_LIMIT  # a slot's number takes 2 bytes; SOLO reshuffles into new slots
 STEP_DOMAIN = b"cardtable/hidden/step/"
 
 

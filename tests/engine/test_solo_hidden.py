@@ -293,3 +293,32 @@ def test_gifted_slots_are_learnt_by_the_target_only() -> None:
     run([*seats, public, full], [(1, "Ygift@0:0:2,4"), (0, "decline")])
     assert full.handed == [(0, 2), (0, 4)] and full.hands[0][-2:] == [2, 4]
     assert all(slot not in public.cards for slot in (2, 4))
+
+
+@pytest.mark.parametrize("limit", [None, 112])
+def test_past_the_slot_limit_the_discard_pile_is_not_dealt_again_and_a_draw_finds_no_card(
+        limit: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slot numbers take 2 bytes on the wire: a round that would deal past ``SLOT_LIMIT`` slots
+    does not reshuffle; a draw then finds no card (RULES 1.3's case of an empty discard pile)."""
+    import cardtable.engine.solo.hidden as hidden
+
+    if limit is not None:
+        monkeypatch.setattr(hidden, "SLOT_LIMIT", limit)
+    config = Config.preset("classic", 2, hand_size=7)
+    cards = arrange(config, {14: "G4"})
+    view = SlotRound(config, 0, cards)
+    view.turn_up(14, cards[14])
+    def moves() -> list[str]:
+        seat = view.to_move()
+        assert seat is not None and not view.is_over()
+        return [str(a) for a in view.legal_actions(seat)]
+
+    while view.draw or not view.discard[:-1] or "draw" not in moves():  # both draw; a fitting card is played
+        seat, legal = view.to_move(), moves()
+        play = [m for m in legal if m not in ("draw", "keep") and not m.startswith(("solo", "catch"))]
+        view.apply(seat, "draw" if "draw" in legal else (play[0] if play else "keep"))
+    seat = view.to_move()
+    hand = len(view.hands[seat])
+    view.apply(seat, "draw")
+    assert len(view.deals) == (1 if limit else 2)
+    assert len(view.hands[seat]) == (hand if limit else hand + 1)
