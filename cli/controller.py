@@ -179,7 +179,10 @@ class BaseSession:
         m = self.match()
         if m is None or self.seat is None or self.phase() == "left":
             return []
-        return list(m.legal_actions(self.seat))
+        try:
+            return list(m.legal_actions(self.seat))
+        except IllegalAction:  # hidden hands: a card of this seat's hand is not open here yet
+            return []
 
     def to_move(self) -> int | None:
         m = self.match()

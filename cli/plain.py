@@ -141,7 +141,7 @@ class PlainClient:
         if obs["game"] == "solo":
             colour = obs.get("colour")
             force = COLOUR_NAMES[colour] + " in force" if colour else "any card fits"
-            table = (f"top {obs['top']}, {force}, "
+            table = (f"top {obs['top'] or '(being turned)'}, {force}, "
                      f"{'clockwise' if obs['direction'] == 1 else 'reversed'}, draw pile {obs['draw_size']}")
             if obs.get("penalty"):
                 table += f", penalty {obs['penalty']} pending"

@@ -187,7 +187,8 @@ class TableApp(App[str | None]):
         self.query_one("#players", Static).display = True
         if obs["game"] == "solo":
             colour = obs.get("colour")
-            lines = [f"top {top_card(obs['top'])}  {colour_in_force(colour, COLOUR_NAMES)}",
+            top = top_card(obs["top"]) if obs["top"] else "(the dealer is turning the first card)"
+            lines = [f"top {top}  {colour_in_force(colour, COLOUR_NAMES)}",
                      f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
                      f" · draw pile {obs['draw_size']}"]
             if obs.get("penalty"):

@@ -4,7 +4,8 @@ Every signed message (and the MAC of every short heartbeat) carries the sender's
 integer that grows with every datagram it sends, under the signature. A sender's stamps
 are the microseconds of its wall clock (``Stamps``), never less than one more than the last
 one, and never less than a floor kept in its store (``stamp``, raised ten minutes ahead at a
-time), so they keep growing across restarts even if the clock steps back a little.
+time), so they keep growing across restarts even if the clock steps back a little; after a
+restart they go on from that floor at the clock's pace.
 
 A receiver (``Seen``) keeps, per member, the highest stamp it accepted and the last
 ``WINDOW`` stamps it accepted. A datagram is
@@ -49,10 +50,17 @@ class Stamps:
         self.last = max(0, floor)
         self.reserved = self.last
         self.offset = 0.0
+        self.ahead: int | None = None  # how far the floor is ahead of the clock at the first stamp
 
     def next(self, now: float) -> tuple[int, int | None]:
-        """The next stamp, and a new reservation to persist (or None)."""
-        self.last = max(self.last + 1, int((self.offset + now) * 1_000_000))
+        """The next stamp, and a new reservation to persist (or None). After a restart the stamps
+        go on from the floor at the clock's pace (not one microsecond a datagram), so that a
+        receiver that restarted too, and refuses ``SAVE_STEP`` past what it saved, hears this
+        sender again within about that long of the clock."""
+        clock = int((self.offset + now) * 1_000_000)
+        if self.ahead is None:
+            self.ahead = max(0, self.last - clock)
+        self.last = max(self.last + 1, clock + self.ahead)
         if self.last < self.reserved:
             return self.last, None
         self.reserved = self.last + RESERVE_US

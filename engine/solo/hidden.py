@@ -317,7 +317,8 @@ class SlotRound:
         return {
             "game": "solo", "seat": seat, "players": self.n,
             "hand": [c.text for c in sorted(own)], "unopened": len(self.hands[seat]) - len(own),
-            "hand_sizes": [len(h) for h in self.hands], "top": self.top.text,
+            "hand_sizes": [len(h) for h in self.hands],
+            "top": self.top.text if self.discard else None,  # None: the setup card is not turned yet
             "discard": [self.cards[s].text for s in self.discard], "draw_size": len(self.draw),
             "turn": self.turn, "to_move": self.to_move(), "direction": self.direction,
             "colour": self.colour, "penalty": self.penalty, "penalty_kind": self.penalty_kind,

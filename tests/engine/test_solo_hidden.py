@@ -189,9 +189,12 @@ def test_the_setup_waits_for_its_card_in_public_until_a_number_is_on_top() -> No
         view.apply(1, "draw")
     with pytest.raises(IllegalAction, match="turns slot 8 next"):
         view.turn_up(9, cards[9])
+    before = view.observation(1)  # a client draws the table before the setup card is turned
+    assert before["top"] is None and before["discard"] == [] and before["to_move"] is None
     for slot in (8, 9, 10):
         view.turn_up(slot, cards[slot])
     assert view.wanted() == [] and view.top.text == "G4" and view.colour == "G" and view.to_move() == 1
+    assert view.observation(1)["top"] == "G4"
     assert view.public_view()["discard"] == [8, 9, 10] and len(view.draw) == len(cards) - 11
 
 
