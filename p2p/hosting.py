@@ -107,7 +107,7 @@ def apply(t: TableState, entry: Entry, events: list[Event]) -> str:
         return reason
     if p.kind == "free":
         assert seat is not None
-        events.append(Event("freed", seat, f"the host freed seat {seat}: {t.seats[seat].name} is no longer "
+        events.append(Event("freed", None, f"the host freed seat {seat}: {t.seats[seat].name} is no longer "
                             "at the table", member=(t.seats[seat].owner or b"").hex()))
         t.seats[seat] = Seat(None, "")
         return ""
@@ -115,12 +115,12 @@ def apply(t: TableState, entry: Entry, events: list[Event]) -> str:
     if p.kind == "options":
         t.seats = [old[o] if o is not None else Seat(None, "") for o in t.roster.owners]
         t.seats += [Seat(None, f"cpu {s}", CPU) for s in range(humans, t.config.players)]
-        events.append(Event("options", None, f"the host set the options: {describe(t.config, humans)}"))
+        events.append(Event("options_set", None, f"the host set the options: {describe(t.config, humans)}"))
     else:
         free = [s for s, o in enumerate(t.roster.owners) if o is None]
         for s in free:
             t.seats[s] = Seat(None, f"cpu {s}", CPU)
-        events.append(Event("start", None, f"the host starts now: computer players take {len(free)} "
+        events.append(Event("early_start", None, f"the host starts now: computer players take {len(free)} "
                             f"free seat{'s' if len(free) != 1 else ''}"))
     t._close_lobby()
     return ""
@@ -153,8 +153,8 @@ def apply_rematch(t: TableState, entry: Entry, events: list[Event]) -> str:
         return reason
     t.rematch.append(author)
     waiting = [s for s in t.seeding_seats() if t.seats[s].owner not in t.rematch]
-    events.append(Event("rematch", t.seat_of(author), f"{t.name_of(author)} wants a rematch"
-                        + (f" ({len(waiting)} more to agree)" if waiting else "")))
+    events.append(Event("rematch", t.seat_of(author), "wants a rematch"
+                        + (f" ({len(waiting)} more to agree: 'rematch')" if waiting else "")))
     if not waiting:
         begin_next(t, events)
     return ""
