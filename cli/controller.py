@@ -134,6 +134,26 @@ class BaseSession:
         """A few words on the table before the match (lobby, seed agreement)."""
         return self.phase()
 
+    def control(self, word: str, rest: str) -> str | None:
+        """A host's lobby control or a rematch (``cli/table_controls.py``): None if sent."""
+        return "only at a LAN table"
+
+    def hosts(self) -> bool:
+        """Whether this seat's lobby controls apply now (the host, in the lobby)."""
+        return False
+
+    def rematches(self) -> bool:
+        """Whether the match is over and this seat may still agree to a rematch."""
+        return False
+
+    def rematch_wanted(self) -> bool:
+        """Whether someone at the table agreed to a rematch of the match just over."""
+        return False
+
+    def options(self) -> str:
+        """The table's options in a few words ("" where the table has none to show)."""
+        return ""
+
     def table_name(self) -> str:
         """The table's name as others see it in ``cardtable tables`` ("" for a private table)."""
         return ""
@@ -529,6 +549,29 @@ class NetSession(BaseSession):
             self.node.say(text)
         return None  # a line the table would refuse comes back as a refused event, with its reason
 
+    def control(self, word: str, rest: str) -> str | None:
+        from cardtable.cli.table_controls import control
+
+        return super().control(word, rest) if self.keep else control(self.node, self.peer, word, rest)
+
+    def hosts(self) -> bool:
+        from cardtable.cli.table_controls import hosting
+
+        return not self.keep and hosting(self.peer)
+
+    def rematches(self) -> bool:
+        t = self.peer.table
+        return not self.keep and not self.peer.left and t.phase == "over" and self.peer.key not in t.rematch \
+            and t.seat_of(self.peer.key) in t.seeding_seats()
+
+    def options(self) -> str:
+        t = self.peer.table
+        return "" if t.config is None else str(t.config.describe())
+
+    def rematch_wanted(self) -> bool:
+        return not self.keep and not self.peer.left and self.peer.table.phase == "over" \
+            and bool(self.peer.table.rematch)
+
     def _on_peer_event(self, event: Any) -> None:
         from cardtable.p2p import chat
 
@@ -547,6 +590,9 @@ class NetSession(BaseSession):
             return
         if kind == "chat":
             self._emit(Note("chat", None, str(data.get("line"))))
+            return
+        if kind == "freed" and self.peer.evicted:
+            self._emit(Note("table", None, "The host freed your seat: you are no longer at the table"))
             return
         text = table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
@@ -577,6 +623,7 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     words = {
         "seated": f"You are seated: your seat number is {seat}",
         "started": "The shuffle is agreed: the match starts",
+        "new_match": "Everyone agreed to a rematch: the same seats play again",
         "takeover": f"{who} is silent: a computer player plays for now",
         "return": f"{who} is back",
         "forfeit": f"{who} goes to a computer player (no seed share)",
@@ -1187,6 +1234,8 @@ class Controller:
         if name:
             secret = " --passphrase PASSPHRASE" if session.sealed() else ""
             lines += [f"Table {name!r}", f"Others join with:  cardtable join {name}{secret}"]
+        if session.options():
+            lines.append(f"Options: {session.options()}")
         holders = session.seat_holders()
         free = sum(1 for _, how in holders if how == "free")
         for s, (who, how) in enumerate(holders):
@@ -1196,6 +1245,9 @@ class Controller:
         if free:
             verb = "has" if free == 1 else "have"
             lines.append(f"The match starts when {plural(free, 'more player')} {verb} joined.")
+            if session.hosts():
+                lines.append("You host: start now (computer players take the free seats), free a seat "
+                             "or change the options (start, free N, set KEY=VALUE).")
         else:
             lines.append(session.status().capitalize() + ".")
         return lines

@@ -13,7 +13,8 @@ it prints the table, your hand and a prompt line::
 the search rates clearly worse than another, ``cardtable review``), ``rules``, ``help``, ``jump``,
 ``catch``, ``protect``, ``leave``; at a LAN table ``say TEXT`` and ``emote NAME`` talk to the
 table (``hi``, ``gg``, ``nice``, ``wow``, ``oops``, ``thinking``), and what others say is
-printed as ``NAME: text``. Bad input gets one
+printed as ``NAME: text``; ``rematch`` agrees to play again once the match is over, and the host
+has ``start``, ``free N`` and ``set KEY=VALUE`` in the lobby (``cli/table_controls.py``). Bad input gets one
 line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
 it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
 End of input, once the lines before it are used, leaves the game: at a LAN table a computer
@@ -28,6 +29,7 @@ import threading
 from collections import deque
 from typing import Any, TextIO
 
+from cardtable.cli import table_controls
 from cardtable.cli.controller import COLOUR_NAMES, Controller
 from cardtable.cli.rules import rules_text
 from cardtable.p2p.chat import EMOTES
@@ -39,7 +41,12 @@ HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswa
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
         "or: moves, view, hint, review (your moves of the last round the search rates clearly worse), "
-        "rules, jump, catch, protect, leave; at a LAN table: say TEXT, emote NAME (" + " ".join(EMOTES) + ")")
+        "rules, jump, catch, protect, leave; at a LAN table: say TEXT, emote NAME ("
+        + " ".join(EMOTES) + "), rematch (once the match is over: play again, same seats); the host in "
+        "the lobby: start (computer players take the free seats), free N (free seat N), set KEY=VALUE "
+        "(players, cpu, a rules option)")
+CONTROLS = frozenset(table_controls.WORDS)
+"""Words of the host's lobby controls and the rematch (the rest of the line is their argument)."""
 TALK = frozenset({"say", "emote"})
 """Words that talk to the table (the rest of the line is what is said)."""
 
@@ -180,6 +187,10 @@ class PlainClient:
             problem = c.talk(("/" if first.lower() == "emote" else "") + rest.strip())
             if problem:
                 self.problem(problem)
+        elif first.lower() in CONTROLS:
+            problem = c.session.control(first.lower(), rest.strip())
+            if problem:
+                self.problem(problem)
         elif word in ("help", "?"):
             self.say(HELP)
         elif word == "rules":
@@ -228,12 +239,15 @@ class PlainClient:
 
     # --- running --------------------------------------------------------------------------------
     async def run(self, lines: asyncio.Queue[str | None], *, linger: float = 0.0, tick: float = 0.1) -> None:
-        """Until the match is over (then ``linger`` seconds more), you leave, or input ends.
+        """Until the match is over (then ``linger`` seconds more, longer while someone at the table
+        asks for a rematch: a new match goes on), you leave, or input ends.
 
         Lines are queued and used in order: an action waits until the seat may make it (its
         turn, or a legal out-of-turn move), so a piped script plays its moves as its turns come.
         """
         c = self.c
+        clock = asyncio.get_running_loop().time
+        over_at: float | None = None
         self.poll()
         while not self.done:
             try:
@@ -246,13 +260,20 @@ class PlainClient:
                     self.held.append(lines.get_nowait())
             self.use_held()
             self.poll()
-            if c.session.is_over():
-                self.say("the match is over")
-                await asyncio.sleep(linger)
-                self.poll()
-                return
             if c.session.phase() == "left":
                 return
+            if not c.session.is_over():
+                over_at = None
+                continue
+            if over_at is None:
+                over_at = clock()
+                again = "; 'rematch' plays again with the same seats" if c.session.rematches() else ""
+                self.say("the match is over" + again)
+            if clock() >= over_at + linger and not c.session.rematch_wanted():
+                break
+        if over_at is not None:  # stay a little: the others may not know yet that the end is committed
+            await asyncio.sleep(max(0.0, over_at + linger - clock()))
+            self.poll()
 
     def use_held(self) -> None:
         """Feed the queued lines, in order, while the first one may be used now."""
@@ -282,8 +303,8 @@ class PlainClient:
             return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
         if text.lower() == "review" and phase in ("lobby", "seeding", "playing"):
             return bool(c.session.round_scores())  # a script's review waits for the round to end
-        if text.partition(" ")[0].lower() in TALK:
-            return True  # talk goes at once, whatever the game waits for
+        if text.partition(" ")[0].lower() in TALK | CONTROLS:
+            return True  # talk and the table's controls go at once, whatever the game waits for
         if not text or text.lower() in WORDS or (c.builder is not None and text in _keys(c.menu())):
             return True
         if phase in ("over", "left"):

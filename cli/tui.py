@@ -12,7 +12,10 @@ flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check
 has ended) the review of your moves in the last one (``cli/help_screen.py``). At a LAN table
 ``t`` opens a line to talk to the table (Enter sends, Esc goes back; ``/gg`` and the like are
 emotes); what everyone says shows in the log as ``NAME: text``.
-Before the match, the table panel is the lobby: the table's name, how others join, the seats.
+Before the match, the table panel is the lobby: the table's name, how others join, the options,
+the seats; the host alone has ``n`` (start now: computer players take the free seats), ``x``
+(free seat N) and ``o`` (set KEY=VALUE) there, and once a match is over ``r`` agrees to a
+rematch (``cli/table_controls.py``).
 """
 
 from __future__ import annotations
@@ -63,6 +66,10 @@ class TableApp(App[str | None]):
         Binding("h", "hint", "Hint"),
         Binding("v", "review", "Review"),
         Binding("t", "talk", "Talk"),
+        Binding("n", "start_now", "Start now"),
+        Binding("x", "free_seat", "Free seat N"),
+        Binding("o", "options", "Options"),
+        Binding("r", "rematch", "Rematch"),
         Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
         Binding("escape", "cancel_move", "Back"),
         Binding("q", "leave", "Leave"),
@@ -75,6 +82,7 @@ class TableApp(App[str | None]):
         self.tick_every = tick
         self._menu_key: tuple[Any, ...] = ()
         self._leave_asked = 0.0
+        self._control_line = False  # the open line is a host's control (free N, set KEY=VALUE), not talk
         self._seen_version = -1
         self.hint_text = ""
         self._status_text = ""
@@ -284,6 +292,10 @@ class TableApp(App[str | None]):
             return c.builder is not None or self._talking()
         if action == "talk":
             return c.session.talks() and not self._talking()
+        if action in ("start_now", "free_seat", "options"):  # the host's, in the lobby only
+            return c.session.hosts() and not self._talking()
+        if action == "rematch":
+            return c.session.rematches()
         return True
 
     def _after(self, problem: str | None) -> None:
@@ -333,11 +345,37 @@ class TableApp(App[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
+        control = self._control_line
         self._close_talk()
-        if text:
+        if text and control:  # the host's line: ``free N`` or ``set KEY=VALUE``
+            word, _, rest = text.partition(" ")
+            self._after(self.controller.session.control(word.lower(), rest.strip()))
+        elif text:
             self._after(self.controller.talk(text))
 
+    # --- the host's lobby controls and the rematch (cli/table_controls.py) ----------------------
+    def action_start_now(self) -> None:
+        self._after(self.controller.session.control("start", ""))
+
+    def action_rematch(self) -> None:
+        self._after(self.controller.session.control("rematch", ""))
+
+    def action_free_seat(self) -> None:
+        self._open_control("free ")
+
+    def action_options(self) -> None:
+        self._open_control("set ")
+
+    def _open_control(self, start: str) -> None:
+        """Open the line with a control word in it (Enter sends it, Esc takes it back)."""
+        self.action_talk()
+        self._control_line = True
+        talk = self.query_one("#talk", Input)
+        talk.value = start
+        talk.cursor_position = len(start)
+
     def _close_talk(self) -> None:
+        self._control_line = False
         talk = self.query_one("#talk", Input)
         talk.value = ""
         talk.display = False

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.ai.bots import make_bot
+from cardtable.p2p import hosting
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.peer_state import LEADER, PeerState
 from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
@@ -61,10 +62,13 @@ class Driving(PeerState):
             self._event("seated", seat=t.seat_of(self.key))
         if done.kind in ("takeover", "return", "forfeit"):
             self._event(done.kind, seat=p.payload[1])
-        if done.kind == "evict":
-            self._event("evicted", seat=p.payload[1])
+        if done.kind in ("evict", "free"):
+            self._event("evicted" if done.kind == "evict" else "freed", seat=p.payload[1])
             if any(e.facts.get("member") == self.key.hex() for e in done.events):
                 self.evicted = True
+        if any(e.kind == "new_match" for e in done.events):  # a rematch: new bots, a new seed
+            self.bots, self.auto_bot, self.started = {}, None, False
+            self._event("new_match", match=t.match_no)
         if not self.started and t.seed is not None:
             self.started = True
             self._event("started", seed=t.seed.hex())
@@ -163,7 +167,7 @@ class Driving(PeerState):
         t = self.table
         if seat is None or seat not in t.seeding_seats() or t.table_id is None:
             return
-        if self.nonce is None:
+        if self.nonce is None or hosting.spent(t, self.key, self.nonce):
             self.nonce = self._random_bytes(32)
             self.store.set_meta("nonce", self.nonce)
             self.store.set_meta("nonce_table", t.table_id)

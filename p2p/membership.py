@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardtable.p2p import wire
+from cardtable.p2p import hosting, wire
 from cardtable.p2p.identity import verify
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
 from cardtable.p2p.replication import Follower
 from cardtable.p2p.wire import JOIN, REDIRECT, Append, Entry, Join, Probe, Redirect, WireError
 
-MEMBER_KINDS = ("join", "leave", "evict")
+MEMBER_KINDS = ("join", "leave", "evict", "free")
+REMOVALS = ("evict", "free")  # a member removed by another (the sequencer; the host: p2p/hosting.py)
 INCARNATIONS_KEPT = 4  # the incarnations a member's JOINs announced that are remembered
 INCARNATION_EVERY = 2.0  # seconds between two new incarnations of one member (restarts)
 
@@ -30,8 +31,9 @@ class Membership(PeerState):
 
     def _feed_roster(self, entry: Entry) -> None:
         kind = entry.decoded.kind
-        if not self.roster.admit(entry) and kind in ("create",) + MEMBER_KINDS:
+        if not self.roster.admit(entry) and kind in ("create", "start", "options") + MEMBER_KINDS:
             gone = entry.decoded.author if kind == "leave" else \
+                hosting.freed(self.roster, entry.decoded.payload[1]) if kind == "free" else \
                 self.roster.evictee(entry) if kind == "evict" else None
             reason, _ = self.roster.member_change(entry)
             if not reason and kind in MEMBER_KINDS:
@@ -66,7 +68,7 @@ class Membership(PeerState):
             return False
         prev = self._hash_at(msg.prev_index)  # the entries chain on this log's (if it has their past)
         for e in msg.entries:
-            if e.decoded.kind == "evict" and e.decoded.payload[1] == seat and e.index <= msg.commit \
+            if e.decoded.kind in REMOVALS and e.decoded.payload[1] == seat and e.index <= msg.commit \
                     and e.sequencer == msg.key and e.authentic(self.table_id, prev):
                 return True
             prev = e.chain(self.table_id, prev)

@@ -290,6 +290,11 @@ class Node:
         """Propose a quick emote (``Peer.emote``)."""
         self.handle(self.peer.emote(name, self.clock()))
 
+    def control(self, name: str, *args: Any) -> None:
+        """Use a lobby control or agree to a rematch (``Peer.start_now``, ``free_seat``,
+        ``set_options``, ``agree_rematch``: ``p2p/lobby_controls.py``)."""
+        self.handle(getattr(self.peer, name)(*args, self.clock()))
+
     def _datagram(self, data: bytes, addr: Addr) -> None:
         if self.drop is not None and self.drop(data, addr):  # simulated loss (benchmarks)
             self.dropped_in += 1

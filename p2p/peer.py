@@ -43,6 +43,7 @@ from cardtable.p2p.hidden.bundles import decode_secret, encode_secret
 from cardtable.p2p.hidden.group import DeckError
 from cardtable.p2p.hidden.side import RESEND, HiddenSide
 from cardtable.p2p.identity import Identity
+from cardtable.p2p.lobby_controls import LobbyControls
 from cardtable.p2p.membership import Membership
 from cardtable.p2p.peer_state import (
     BROADCAST,
@@ -114,7 +115,7 @@ class Timeouts:
     bot_delay: float = 0.8
 
 
-class Peer(Driving, Proposals, Elections, Chain, Replication, Addresses, Membership):
+class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Addresses, Membership):
     """One player's replica of a table; see the module docstring and docs/protocol.md.
 
     Its parts, one per concern, are listed in ``p2p/peer_state.py``; this class holds the

@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cardtable.p2p import chat, wire
+from cardtable.p2p import chat, hosting, wire
 from cardtable.p2p.membership import MEMBER_KINDS
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, PeerState
 from cardtable.p2p.wire import HIDDEN_KINDS, JOIN, Entry, Proposal, Propose
 
-PROPOSABLE = ("act", "commit", "reveal", "return", "leave") + HIDDEN_KINDS + chat.KINDS
+PROPOSABLE = ("act", "commit", "reveal", "return", "leave") + HIDDEN_KINDS + chat.KINDS + hosting.KINDS
 SEQUENCER_KINDS = ("forfeit", "takeover")
 MAX_PENDING = 2  # a member's proposals in the sequencer's log not yet committed
 RATE = 20.0  # a member's proposals appended per second, on average ...

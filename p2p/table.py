@@ -16,7 +16,7 @@ from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.games import config_from_dict
 from cardtable.engine.match import Match, snapshot_digest
-from cardtable.p2p import chat
+from cardtable.p2p import chat, hosting
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.hidden.bundles import read_bundle
 from cardtable.p2p.hidden.group import DeckError
@@ -74,6 +74,7 @@ class Roster:
         self.config: Any = None
         self.deal = "open"
         self.name = ""
+        self.host: bytes | None = None  # the table's creator: only it uses the lobby controls
         self.owners: list[bytes | None] = []  # one per human seat
         self.members: dict[bytes, int] = {}  # key -> seat
         self.open = False
@@ -124,6 +125,8 @@ class Roster:
             return "", seat
         if p.kind == "evict":
             return self._evict(entry)
+        if p.kind in hosting.HOST_KINDS:
+            return hosting.roster_change(self, entry)
         return "", None
 
     def evictee(self, entry: Entry) -> bytes | None:
@@ -158,6 +161,7 @@ class Roster:
             return "a table needs at least one human seat", None
         self.table_id, self.config, self.name = table_id, config, payload[1]
         self.deal = payload[4] if len(payload) > 4 else "open"
+        self.host = author
         self.owners = [author] + [None] * (humans - 1)
         self.members = {author: 0}
         self.open = humans > 1
@@ -183,6 +187,10 @@ class TableState:
         self._points: tuple[bytes, ...] = ()
         self.talk = chat.Bound()  # the chat rate bound, kept from the log
         self.position = 0  # entries applied that are not talk: the bots think again when it moves
+        self.match_no = 0  # matches played before this one at the table (``rematch``: p2p/hosting.py)
+        self.past: list[Match] = []  # those matches, finished
+        self.spent: set[bytes] = set()  # their seed commitments (a nonce is never used twice)
+        self.rematch: list[bytes] = []  # the members that agreed to a rematch, in log order
 
     # --- views -----------------------------------------------------------------------------------
     @property
@@ -266,6 +274,10 @@ class TableState:
             return chat.refusal(author, payload, self.roster.members, self.talk)
         if kind == "leave":
             return "" if author in self.roster.members else "not seated here"
+        if kind in hosting.HOST_KINDS:
+            return hosting.lobby_refusal(self.roster, author) or hosting.entry_refusal(self.roster, payload)
+        if kind == "rematch":
+            return hosting.rematch_refusal(self, author)
         if kind in ("commit", "reveal"):
             done = self.commits if kind == "commit" else self.reveals
             if self.phase != SEEDING or self.stage != kind:
@@ -383,6 +395,8 @@ class TableState:
             return seat
         if seat in self.commits:
             return "already committed"
+        if payload[1] in self.spent:
+            return "a commitment of an earlier match"
         self.commits[seat] = payload[1]
         self._advance_seeding()
         return ""
@@ -426,7 +440,8 @@ class TableState:
         if self.stage == "reveal" and not self.missing():
             assert self.table_id is not None
             nonces = b"".join(self.reveals[s] for s in sorted(self.reveals))
-            self.seed = hashlib.sha256(SEED_DOMAIN + self.table_id + nonces).digest()
+            tag = hosting.seed_tag(self.match_no)
+            self.seed = hashlib.sha256(SEED_DOMAIN + self.table_id + tag + nonces).digest()
             self.phase = PLAYING
             if self.hides() and len(self.dealers()) > 1:
                 solo = self.config.game == "solo"
@@ -659,6 +674,15 @@ class TableState:
             return "that seat is not the author's to take back"
         self.seats[seat].controller = HUMAN
         return ""
+
+    def _start(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        """The host's lobby controls (``start``, ``free``, ``options``): p2p/hosting.py."""
+        return hosting.apply(self, entry, events)
+
+    _free = _options = _start
+
+    def _rematch(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        return hosting.apply_rematch(self, entry, events)
 
     def _noop(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         return "" if entry.decoded.author == entry.sequencer else "only a sequencer marks its term"

@@ -15,7 +15,8 @@ the chain hash before it), ``APPEND_OK``, ``VOTE_ASK`` and heartbeats carry chai
 member. Wire 5 adds hidden hands (docs/hidden-hands.md): ``SECRET`` (type 12, member to member,
 sealed with the pair key of the two; ``Secret``) and the log payloads ``deal``, ``deck``, ``keys``,
 ``seed`` and ``fault`` (``HIDDEN_KINDS``), and a fifth ``create`` field, the deal (``open`` or
-``hidden``), and the talk: the log payloads ``say`` and ``emote`` (``p2p/chat.py``).
+``hidden``), the talk: the log payloads ``say`` and ``emote`` (``p2p/chat.py``), and the host's
+lobby controls and the rematch: ``start``, ``free``, ``options``, ``rematch`` (``p2p/hosting.py``).
 Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
 it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
 first.
@@ -248,6 +249,10 @@ _PAYLOADS: dict[str, tuple[int, Any]] = {
     "noop": (1, lambda p: None),
     "say": (2, lambda p: _chat_text(p[1])),
     "emote": (2, lambda p: _str(p[1], MAX_EMOTE)),
+    "start": (1, lambda p: None),
+    "free": (2, lambda p: _seat(p[1])),
+    "options": (3, lambda p: (_config(p[1]), _int(p[2], 0, MAX_SEATS))),
+    "rematch": (1, lambda p: None),
 }
 
 

@@ -45,9 +45,9 @@ class Todo:
 
 
 def deal_name(h: HiddenRound) -> str:
-    """A deal's name in the store: its round and its dealers (a round dealt again after a member
-    left is another deal, with fresh seeds)."""
-    return hashlib.sha256(h.round_no.to_bytes(4, "big") + b"".join(h.members)).hexdigest()[:24]
+    """A deal's name in the store: its match's seed, its round and its dealers (a round dealt again
+    after a member left is another deal, and so is a rematch's round: each with fresh seeds)."""
+    return hashlib.sha256(h.seed + h.round_no.to_bytes(4, "big") + b"".join(h.members)).hexdigest()[:24]
 
 
 def bundle_name(h: HiddenRound, bundle: Bundle) -> str:

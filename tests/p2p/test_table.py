@@ -44,8 +44,8 @@ def lobby(players: int = 3, cpu: int = 0, config: Any = None) -> Log:
     return log
 
 
-def seeded(log: Log, people: list[Identity]) -> dict[bytes, bytes]:
-    nonces = {p.key: hashlib.sha256(p.key).digest() for p in people}
+def seeded(log: Log, people: list[Identity], salt: bytes = b"") -> dict[bytes, bytes]:
+    nonces = {p.key: hashlib.sha256(salt + p.key).digest() for p in people}
     for p in people:
         assert log.add(p, ["commit", commitment(TID, p.key, nonces[p.key])])[0]
     for p in people:
