@@ -39,6 +39,8 @@ CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
 HINT_BOT = "ismcts:strong"
 """What the hint key asks; the heuristic bot answers while the compiled search is missing."""
+COME_BACK = "a computer player plays your seat until you join again (the same join, while the match runs)"
+"""What becomes of a LAN seat its player leaves."""
 RACE_WINDOW = 3.0
 """Seconds after another seat's action during which a failed out-of-turn move is told as a lost race."""
 PENDING_TIMEOUT = 10.0
@@ -501,7 +503,7 @@ class NetSession(BaseSession):
     def after_leaving(self) -> str:
         if self.keep:
             return "the match is kept for cardtable play --resume"
-        return super().after_leaving()
+        return COME_BACK
 
     def seat_holders(self) -> list[tuple[str, str]]:
         me = self.seat
@@ -533,7 +535,7 @@ class NetSession(BaseSession):
                 self._emit(Note("table", self.seat, "You leave the table; the match is kept where it stands: "
                                                     "cardtable play --resume takes it up again"))
         elif not self.peer.leaving and not self.peer.left:
-            self._emit(Note("table", self.seat, "You leave the table; a computer player takes the seat"))
+            self._emit(Note("table", self.seat, f"You leave the table: {COME_BACK}"))
             self.node.leave()
 
     def talks(self) -> bool:
@@ -625,7 +627,6 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
         "started": "The shuffle is agreed: the match starts",
         "new_match": "Everyone agreed to a rematch: the same seats play again",
         "takeover": f"{who} is silent: a computer player plays for now",
-        "return": f"{who} is back",
         "forfeit": f"{who} goes to a computer player (no seed share)",
         "left": "The table has your leave: you are out",
         "resumed": f"Resumed the table at entry {data.get('commit')}",
@@ -637,7 +638,18 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
                    "replays the agreed one",
         "censored": f"{who} as sequencer left {whose} move out: it is voted out",
     }
-    return words.get(kind)
+    if kind == "return" and seat is not None and seat == speak.me:
+        return "You are back: your seat is yours again"
+    return presence_words(kind, data) or words.get(kind)
+
+
+def presence_words(kind: str, data: dict[str, Any]) -> str | None:
+    """Who left, is not answering or is back, by name (``leave``, ``silent``, ``return``)."""
+    name = _shown(str(data.get("name") or "")) or f"seat {data.get('seat')}"
+    said = {"leave": f"{name} left: a computer player plays the seat until {name} is back",
+            "silent": f"{name} is not answering ({data.get('seconds')} s)",
+            "return": f"{name} is back"}
+    return said.get(kind)
 
 
 def words(note: Note, me: int | None, names: Sequence[str]) -> str:

@@ -288,7 +288,8 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
     TABLE is a table's name or id prefix as 'cardtable tables' shows them, HOST:PORT, or
     ID@HOST:PORT (the full table id: needs no broadcast). Without TABLE, the only table heard
     is joined. An unfinished table kept in --home (after a crash) is resumed instead, unless
-    --fresh.
+    --fresh. After leaving a table, the same join (same --home) sits down again while its match
+    runs: the seat comes back from the computer player.
     """
     auto = _auto(auto)
     name = name or _login_name()
@@ -298,22 +299,19 @@ def join(table: str | None, name: str | None, passphrase: str | None, auto: str 
     ctx.client = _client(auto, plain, turn_clock)
     peer = ctx.resume_or_none(fresh, table)
     if peer is None:
-        found = _find_table(table, discovery_port, passphrase, seconds)
-        table_id, contact, label, sequencer, contacts = found
-        from cardtable.p2p.peer import Peer
-
-        peer = Peer.joiner(ctx.identity, ctx.home.store(), table_id, contact, name, now=time.monotonic(),
-                           seed=os.urandom(32), passphrase=passphrase, auto=auto, timeouts=ctx.timeouts(),
-                           sequencer=sequencer, contacts=contacts)
-        heard = " or ".join(f"{h}:{p}" for h, p in dict.fromkeys([contact, *contacts]))  # replays add some
-        _say(f"joining {label} at {heard} as {name!r}")
+        key = ctx.identity.key
+        found = _find_table(table, discovery_port, passphrase, seconds,
+                            lambda table_id: ctx.home.left_at(key, table_id))
+        peer = ctx.sit_down(name, *found)
     ctx.run(peer, joining=True)
 
 
-def _find_table(query: str | None, port: int, passphrase: str | None,
-                seconds: float) -> tuple[bytes, tuple[str, int], str, bytes | None, list[tuple[str, int]]]:
+def _find_table(query: str | None, port: int, passphrase: str | None, seconds: float,
+                left: Callable[[bytes], bool]) -> tuple[bytes, tuple[str, int], str, bytes | None,
+                                                         list[tuple[str, int]]]:
     """(table id, contact address, label, sequencer key, every address it was heard from) of the
-    table the user means, or a one-line error."""
+    table the user means, or a one-line error. ``left``: whether this peer left a table (its
+    seat is kept: a started table takes it back)."""
     from cardtable.p2p.discovery import parse_hostport
 
     if query and "@" in query:
@@ -360,10 +358,11 @@ def _find_table(query: str | None, port: int, passphrase: str | None,
         which = "tables match" if query else "tables heard"
         raise click.UsageError(f"{len(candidates)} {which}: give TABLE (a name or an id prefix)")
     t = candidates[0]
-    if t.phase != "lobby" or t.free == 0:
+    if (t.phase != "lobby" or t.free == 0) and not (t.phase != "over" and left(t.table_id)):
         state = "full" if t.phase == "lobby" else "started" if t.phase != "over" else "over"
         raise click.ClickException(f"table {t.name!r} ({t.short_id}) is {state}: it takes no new players "
-                                   f"(a member that lost its log rejoins with ID@HOST:PORT)")
+                                   "(a member that left comes back with the same --home; one that lost its "
+                                   "log rejoins with ID@HOST:PORT)")
     return t.table_id, t.addr, f"table {t.name!r} ({t.short_id})", t.host_key, list(t._addrs)
 
 
@@ -441,11 +440,34 @@ class _Context:
             return Peer.resume(self.identity, self.home.store(), now=time.monotonic(), seed=os.urandom(32),
                                passphrase=self.passphrase, bots=self.bots, auto=self.auto,
                                timeouts=self.timeouts())
-        if self.home.store_path.exists():
-            where = self.home.archive()
-            if where is not None:
-                _say(f"kept the previous table log as {where}")
+        if stored is None or not stored.away or fresh or hosting:
+            self._archive()  # else kept until ``sit_down`` knows whether its table still runs
         return None
+
+    def _archive(self) -> None:
+        where = self.home.archive()
+        if where is not None:
+            _say(f"kept the previous table log as {where}")
+
+    def sit_down(self, name: str, table_id: bytes, contact: tuple[str, int], label: str,
+                 sequencer: bytes | None, contacts: list[tuple[str, int]]) -> Any:
+        """The peer that takes a seat at the table found: back from the kept log at a table this
+        peer left (its seat comes back), else a joiner (a newcomer, or back with an empty log)."""
+        from cardtable.p2p.peer import Peer
+
+        stored = self.home.stored(self.identity.key)
+        heard = " or ".join(f"{h}:{p}" for h, p in dict.fromkeys([contact, *contacts]))  # replays add some
+        back = self.home.left_at(self.identity.key, table_id)
+        how = dict(now=time.monotonic(), seed=os.urandom(32), passphrase=self.passphrase, auto=self.auto,
+                   timeouts=self.timeouts(), sequencer=sequencer, contacts=contacts)
+        if back:
+            _say(f"coming back to {label} at {heard}: you take your seat back from the computer player")
+        if stored is not None and stored.away and stored.table_id == table_id:
+            return Peer.come_back(self.identity, self.home.store(), contact, bots=self.bots, **how)
+        self._archive()
+        if not back:
+            _say(f"joining {label} at {heard} as {name!r}")
+        return Peer.joiner(self.identity, self.home.store(), table_id, contact, name, **how)
 
     def run(self, peer: Any, joining: bool = False) -> None:
         digest = asyncio.run(self._run(peer, joining))
@@ -470,8 +492,8 @@ class _Context:
             if self.intro is not None:
                 self.intro(node.port)
             node.attach(peer)
-            if joining and peer.my_seat is None:
-                if not await node.wait_for(lambda: peer.my_seat is not None, JOIN_WAIT):
+            if joining and peer.key not in peer.table.roster.members:  # a newcomer, or back after a leave
+                if not await node.wait_for(lambda: peer.key in peer.table.roster.members, JOIN_WAIT):
                     key = peer.pass_key
                     why = "the table is full, started or gone"
                     if key is not None and node.discovery.shut(key.salt, node.clock()):
@@ -532,6 +554,10 @@ class _EventPrinter:
                      "return": "is back with its owner",
                      "forfeit": "goes to a computer player (no seed share)"}
             return f"seat {data.get('seat')} {words[kind]}"
+        if kind in ("leave", "silent"):
+            from cardtable.cli.controller import presence_words
+
+            return presence_words(kind, data)
         if kind == "refused":
             return f"refused: {data.get('kind')}: {data.get('reason')}"
         if kind == "chat":

@@ -5,7 +5,8 @@ takes its part in the seed agreement (commit, then reveal its nonce) and asks it
 moves (its own seat with ``auto``; the sequencer: the computer players, after ``bot_delay``).
 The sequencer also acts for the table when people hold it up: it evicts members silent in
 the lobby (``Timeouts.lobby_silence``), forfeits seats that do not commit or reveal in time,
-and takes over seats of players it has not heard from.
+says which players it has not heard from (``Timeouts.notice``) and takes their seats over
+(``Timeouts.takeover``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ class Driving(PeerState):
         if done.kind in ("create", "join") and p.author == self.key:
             self._event("seated", seat=t.seat_of(self.key))
         if done.kind in ("takeover", "return", "forfeit"):
-            self._event(done.kind, seat=p.payload[1])
+            self._event(done.kind, seat=p.payload[1], name=t.seats[p.payload[1]].name)
+        if done.kind == "silent":
+            self._event("silent", seat=p.payload[1], name=t.seats[p.payload[1]].name, seconds=p.payload[2])
+        if done.kind == "leave" and p.author != self.key:
+            self._event("leave", seat=done.seat, name=done.name)
         if done.kind in ("evict", "free"):
             self._event("evicted" if done.kind == "evict" else "freed", seat=p.payload[1])
             if any(e.facts.get("member") == self.key.hex() for e in done.events):
@@ -84,7 +89,7 @@ class Driving(PeerState):
 
     def _think(self) -> None:
         t = self.table
-        if self.queue and self.queue[0].payload[0] == "join" and self.my_seat is not None:
+        if self.queue and self.queue[0].payload[0] == "join" and self.key in t.roster.members:
             self.queue.pop(0)
         stage = (t.phase, t.stage, t.progress())
         if stage != self.stage:
@@ -253,9 +258,16 @@ class Driving(PeerState):
             return [self.stage_since + self.timeouts.reveal]
         if t.phase == PLAYING:
             stall = [self.stage_since + self.timeouts.reveal] if t.holding_up() else []
-            return stall + [self._last_heard(s.owner) + self.timeouts.takeover for s in t.seats
+            return stall + [self._last_heard(s.owner) + self._silence_allowed(s.owner) for s in t.seats
                             if s.controller == HUMAN and s.owner not in (None, self.key)]
         return []
+
+    def _silence_allowed(self, key: bytes | None) -> float:
+        """How long ``key``'s silence may last before the sequencer says so (``Timeouts.notice``,
+        once per silence), then before it takes the seat over (``Timeouts.takeover``)."""
+        t = self.timeouts
+        told = self.noticed.get(key or b"") == self._last_heard(key)
+        return t.takeover if told or t.notice >= t.takeover else t.notice
 
     def _last_heard(self, key: bytes | None) -> float:
         return max(self.heard.get(key or b"", float("-inf")), self.leader_since)
@@ -282,9 +294,15 @@ class Driving(PeerState):
                 self._propose(["fault", t.hidden.round_no, late[0], "withheld", 0])
         elif t.phase == PLAYING:
             for seat, s in enumerate(t.seats):
-                if s.controller == HUMAN and s.owner not in (None, self.key) \
-                        and self.now >= self._last_heard(s.owner) + self.timeouts.takeover:
-                    self._propose(["takeover", seat])
+                if s.controller != HUMAN or s.owner in (None, self.key):
+                    continue
+                since = self._last_heard(s.owner)
+                if self.now >= since + self._silence_allowed(s.owner):
+                    if self.now < since + self.timeouts.takeover:  # not answering: say so first
+                        self.noticed[s.owner] = since
+                        self._propose(["silent", seat, round(self.now - since)])
+                    else:
+                        self._propose(["takeover", seat])
                     return
 
     def _silent_in_lobby(self) -> int | None:

@@ -40,6 +40,8 @@ class Membership(PeerState):
                 self.member_change = entry.index
                 if gone is not None:
                     self.departed[gone] = entry.index
+                elif kind == "join":
+                    self.departed.pop(entry.decoded.author, None)  # a member that left is back
         p = entry.decoded
         key = (p.author, p.incarnation)
         self.log_seqs[key] = max(self.log_seqs.get(key, 0), p.seq)
@@ -91,7 +93,8 @@ class Membership(PeerState):
             self._redirect(addr)
             return
         f = self.followers.setdefault(msg.key, Follower(next=len(self.log) + 1, acked=self.now))
-        if msg.proposal is not None and fresh:  # it lost its store: it holds nothing it acknowledged
+        lost = msg.proposal is not None and fresh and (msg.key, msg.incarnation) not in self.log_seqs
+        if lost:  # it lost its store: it holds nothing it acknowledged (not: back, its join in the log)
             f.match, f.next, f.base = 0, 1, 0
         f.addrs_known = f.addrs_sent = None  # a restart: tell it the addresses again
         f.acked, f.tries, f.outstanding, f.answered = self.now, 0, 0, False
@@ -109,14 +112,15 @@ class Membership(PeerState):
     def _on_asking(self, msg: Join, addr: Addr, packet: wire.Packet) -> None:
         """A non-member's JOIN (p2p/lobby.py): a round trip first (a cookie to its address),
         then the signatures, then the join goes in the log; nothing about it is kept before."""
-        if msg.proposal is None or msg.proposal_sig is None or addr in self.addrs.values():
+        if msg.proposal is None or msg.proposal_sig is None or addr in self._member_addrs():
             return  # a newcomer's JOIN carries its join, from no member's address: an answer is
             # no bigger than it, and a stranger cannot turn answers on the members (lobby.py)
         if self.role != LEADER:
             if self.door.may_answer(msg.key, addr, self.now):
                 self._redirect(addr)
             return
-        if not self.roster.open or not self._may_change_members():
+        back = self._coming_back(msg.key)
+        if not (self.roster.open or back) or not self._may_change_members():
             return  # a full or started table: its beacon says so
         if not self.door.valid(msg.cookie, msg.key, addr, self.now):
             if self.door.may_answer(msg.key, addr, self.now):
@@ -138,16 +142,24 @@ class Membership(PeerState):
         if p.author != msg.key or p.table_id != self.table_id or p.kind != "join" or not authentic:
             self._drop("forged")
             return
-        if self._sequence(msg.proposal, msg.proposal_sig, p):
-            self.followers[msg.key] = Follower(next=1, acked=self.now)
+        if self._sequence(msg.proposal, msg.proposal_sig, p):  # back: from where its kept log may end
+            self.followers[msg.key] = Follower(next=len(self.log) if back else 1, acked=self.now)
             self.heard[msg.key] = self.now  # its cookie came back: it is alive
             self.seen.check(msg.key, packet.stamp)  # a member now: this JOIN replayed is a replay
             self._learn_addr(msg.key, addr)  # a member now: the log says so
 
+    def _coming_back(self, key: bytes) -> bool:
+        """Whether ``key`` left this table after the lobby and its seat is still kept for it (by
+        the whole log and the committed table): only that key may take the seat back."""
+        return key in self.roster.away and self.table.away_seat(key) is not None
+
+    def _member_addrs(self) -> list[Addr]:
+        return [a for k, a in self.addrs.items() if k in self.roster.members]
+
     def _on_cookie(self, msg: Probe, addr: Addr) -> bool:
         """A joiner's side of the lobby's door: a probe before it holds a log is the
         sequencer's cookie; the join goes again, with it, to where the cookie came from."""
-        if not (self.queue and self.queue[0].payload[0] == "join" and not self.log):
+        if not (self.queue and self.queue[0].payload[0] == "join" and self.key not in self.roster.members):
             return False
         self.cookie = msg.nonce
         self.contact, self.contacts = addr, [addr]

@@ -405,11 +405,17 @@ class StoredTable:
     committed: int
     seated: bool
     passphrase: bool | None = None  # whether the table was played with a passphrase (None: not recorded)
+    left: bool = False  # this peer left it (its seat, kept after the lobby, comes back with ``join``)
 
     @property
     def resumable(self) -> bool:
-        """An unfinished table this peer is (or was about to be) seated at."""
-        return self.seated and self.phase != OVER
+        """An unfinished table this peer is (or was about to be) seated at and did not leave."""
+        return self.seated and self.phase != OVER and not self.left
+
+    @property
+    def away(self) -> bool:
+        """An unfinished table this peer left whose seat is kept for it (``Peer.come_back``)."""
+        return self.seated and self.phase != OVER and self.left
 
 
 class HomeBusy(OSError):
@@ -455,12 +461,14 @@ class Home:
     def store(self) -> FileStore:
         return FileStore(self.store_path)
 
-    def stored(self, key: bytes) -> StoredTable | None:
-        """The table in ``table.log`` as seen by the peer ``key`` (None: no readable log)."""
-        if not self.store_path.exists():
+    def stored(self, key: bytes, path: Path | None = None) -> StoredTable | None:
+        """The table in ``table.log`` (or the log at ``path``) as seen by the peer ``key`` (None:
+        no readable log)."""
+        path = path or self.store_path
+        if not path.exists():
             return None
         try:
-            stored = FileStore(self.store_path).load()
+            stored = FileStore(path).load()
             entries = [wire.decode_entry(raw) for raw in stored.entries]
         except (OSError, ValueError):
             return None
@@ -477,7 +485,14 @@ class Home:
         config = table.config
         return StoredTable(entries[0].decoded.table_id, table.name, table.phase,
                            config.game if config is not None else "?", len(entries), committed, seated,
-                           sealed if isinstance(sealed, bool) else None)
+                           sealed if isinstance(sealed, bool) else None, bool(stored.meta.get("left")))
+
+    def left_at(self, key: bytes, table_id: bytes) -> bool:
+        """Whether ``key`` left the table ``table_id`` with its seat kept (by the log in
+        ``table.log``, or one archived in ``tables/``): the seat it may come back to."""
+        paths = [self.store_path, *sorted((self.path / "tables").glob(f"{table_id.hex()}*.log"))]
+        return any(s is not None and s.table_id == table_id and s.away
+                   for s in (self.stored(key, p) for p in paths))
 
     def archive(self) -> Path | None:
         """Move ``table.log`` to ``tables/`` (named by table id); returns where it went."""

@@ -97,6 +97,9 @@ class Timeouts:
     ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals already in
     the log but not committed. ``beacon``: how often the sequencer beacons while the lobby
     is open; ``beacon_closed`` once the table takes no one (the beacon then only says so).
+    ``notice``: the sequencer tells the table a seated player it has not heard this long is not
+    answering (a ``silent`` entry; none when it is not below ``takeover``); ``takeover``: a
+    computer player takes the seat.
     ``lobby_silence``: a member silent this long in the lobby is evicted. ``bot_delay``: the
     sequencer waits this long after the last applied entry before it proposes a move of a
     computer player (``SimNet`` uses 0 unless given other timeouts).
@@ -109,6 +112,7 @@ class Timeouts:
     resend_max: float = 0.3
     reveal: float = 10.0
     lobby_silence: float = 5.0
+    notice: float = 12.0
     takeover: float = 30.0
     beacon: float = 1.0
     beacon_closed: float = 2.0
@@ -174,6 +178,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         self.member_change = 0
         self.departed: dict[bytes, int] = {}  # leavers -> the index of their leave
         self.telling: dict[bytes, float] = {}  # leavers -> until when they hear that it committed
+        self.noticed: dict[bytes, float] = {}  # silent players said to be so -> heard last then
         self.leader_since = now
         self.incarnation = 0
         self.next_seq = 1
@@ -297,6 +302,23 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
             peer.hello = True
         elif peer.table.phase == "lobby" and isinstance(meta.get("contact"), list):
             peer.contact = (str(meta["contact"][0]), int(meta["contact"][1]))  # its join got lost: again
+            peer._propose(["join", peer.name])
+        return peer
+
+    @classmethod
+    def come_back(cls, identity: Identity, store: Store, contact: Addr, *, now: float, seed: bytes,
+                  passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
+                  timeouts: Timeouts = Timeouts(), sequencer: bytes | None = None,
+                  contacts: list[Addr] | None = None) -> Peer:
+        """Sit down again, from the kept log, at a table this peer left while its match runs:
+        a ``join`` through ``contact`` (as ``joiner``), then ``return`` takes the seat back from
+        the computer player. (With an empty store, ``joiner`` does the same.)"""
+        store.set_meta("left", False)
+        peer = cls.resume(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
+                          timeouts=timeouts)
+        if peer.key not in peer.roster.members:
+            peer.contact, peer.sponsor = contact, sequencer
+            peer.contacts = [contact] + [c for c in contacts or [] if c != contact][:3]
             peer._propose(["join", peer.name])
         return peer
 

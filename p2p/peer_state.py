@@ -93,6 +93,7 @@ class PeerState:
     log_seqs: dict[tuple[bytes, int], int]
     member_change: int
     departed: dict[bytes, int]  # leavers -> the index of their leave
+    noticed: dict[bytes, float]  # silent players the sequencer said were so -> when it heard them last
     telling: dict[bytes, float]  # leavers -> until when they hear that it committed
     incarnations: dict[bytes, list[int]]  # incarnations JOINs announced, per member
     incarnation_at: dict[bytes, float]

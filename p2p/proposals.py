@@ -106,8 +106,9 @@ class Proposals(PeerState):
         if head.payload[0] in PROPOSABLE and not in_log and self._refused_here(head):
             return
         if head.payload[0] == "join":
-            if self.now - self.leader_heard < self.timeouts.election[1]:
-                return  # the sequencer has it; the join shows up in its log
+            if self.now - self.leader_heard < self.timeouts.election[1] and self.key not in self.roster.away:
+                return  # the sequencer has it; the join shows up in its log (one that left still
+                # hears it for a moment: that says nothing of its join)
             fields = [self.table_id, self.key, self.incarnation, self.name, head.proposal, head.sig,
                       self.cookie]
             contact = self.contact

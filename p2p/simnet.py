@@ -113,6 +113,14 @@ class SimNet:
         node.store = MemoryStore()
         return self.join(node, table_id, contact, **kw)
 
+    def come_back(self, node: Node, contact: Addr, **kw: Any) -> Peer:
+        """Sit down again from the kept store at a table this node left (``Peer.come_back``)."""
+        kw.setdefault("timeouts", self.timeouts)
+        peer = Peer.come_back(node.identity, node.store, contact, now=self.now, seed=self.peer_seed(node),
+                              **kw)
+        self.start(node, peer)
+        return peer
+
     def start(self, node: Node, peer: Peer) -> None:
         node.peer = peer
         self.handle(node, peer.timer(self.now))

@@ -27,6 +27,7 @@ from cardtable.p2p.hidden.solo_round import SoloRound, solo_points
 from cardtable.p2p.wire import HIDDEN_KINDS, Entry, WireError, check_payload
 
 HUMAN, BOT, CPU = "human", "bot", "cpu"
+QUIET_KINDS = (*chat.KINDS, "silent")  # entries that are no new position for the bots
 LOBBY, SEEDING, PLAYING, OVER = "lobby", "seeding", "playing", "over"
 SEED_DOMAIN = b"cardtable/seed/"
 
@@ -38,9 +39,10 @@ def commitment(table_id: bytes, author: bytes, nonce: bytes) -> bytes:
 
 @dataclass
 class Seat:
-    """One seat. ``controller``: ``human`` (the owner plays), ``bot`` (taken over until the
-    owner returns) or ``cpu`` (a computer player for good: a CPU seat, or forfeited, or left).
-    ``owner`` is the seated peer's key (None for a free lobby seat or a ``cpu`` seat)."""
+    """One seat. ``controller``: ``human`` (the owner plays), ``bot`` (taken over, or left after
+    the lobby, until the owner returns) or ``cpu`` (a computer player for good: a CPU seat, or
+    forfeited, or faulted). ``owner`` is the seated peer's key (None for a free lobby seat or a
+    ``cpu`` seat); it stays while a member that left is away (``TableState.away_seat``)."""
 
     owner: bytes | None
     name: str
@@ -60,6 +62,7 @@ class Applied:
     summary: str
     events: list[Event] = field(default_factory=list)
     line: str = ""  # a chat entry said: its words (``p2p/chat.py``)
+    name: str = ""  # the name of the author's seat before the entry (a leave frees a lobby seat)
 
 
 class Roster:
@@ -77,6 +80,7 @@ class Roster:
         self.host: bytes | None = None  # the table's creator: only it uses the lobby controls
         self.owners: list[bytes | None] = []  # one per human seat
         self.members: dict[bytes, int] = {}  # key -> seat
+        self.away: dict[bytes, int] = {}  # members that left after the lobby -> the seat kept for them
         self.open = False
         self.seeding = False  # an entry of the seed agreement is in (a full lobby stays closed)
         self.last_seq: dict[tuple[bytes, int], int] = {}
@@ -107,6 +111,9 @@ class Roster:
         if p.kind == "create":
             return self._create(p.table_id, p.author, p.payload)
         if p.kind == "join":
+            if p.author in self.away:  # a member that left comes back to its seat
+                seat = self.members[p.author] = self.away.pop(p.author)
+                return "", seat
             if not self.open:
                 return "the table is full or started", None
             if p.author in self.members:
@@ -122,6 +129,8 @@ class Roster:
                 return "not seated here", None
             if self.open:
                 self.owners[seat] = None
+            else:
+                self.away[p.author] = seat
             return "", seat
         if p.kind == "evict":
             return self._evict(entry)
@@ -212,6 +221,13 @@ class TableState:
     def members(self) -> list[bytes]:
         return list(self.roster.members)
 
+    def away_seat(self, key: bytes) -> int | None:
+        """The seat kept for ``key``, a member that left after the lobby (a computer player plays
+        it): the seat ``key`` may come back to with a ``join`` (None: none)."""
+        seat = self.roster.away.get(key)
+        ok = seat is not None and self.seats[seat].owner == key and self.seats[seat].controller == BOT
+        return seat if ok else None
+
     def name_of(self, key: bytes) -> str:
         """The name of the seat ``key`` owns ("a member" without one)."""
         seat = self.seat_of(key)
@@ -286,7 +302,7 @@ class TableState:
             return "" if ok else "no seat in the seed agreement"
         if kind == "return":
             ok = self.phase == PLAYING and seat is not None and seat == payload[1] \
-                and self.seats[seat].controller == BOT
+                and self.seats[seat].controller == BOT and author in self.roster.members
             return "" if ok else "that seat is not the author's to take back"
         if kind in HIDDEN_KINDS:
             ok = self.hidden is not None and author in self.roster.members
@@ -315,9 +331,10 @@ class TableState:
         p = entry.decoded
         self.applied = entry.index
         seat = self.seat_of(p.author)
-        out = Applied(entry.index, p.author, seat, p.kind, False, "", _summary(p.payload))
+        out = Applied(entry.index, p.author, seat, p.kind, False, "", _summary(p.payload),
+                      name=self.seats[seat].name if seat is not None else "")
         self.talk.saw(p.author, p.kind)
-        self.position += p.kind not in chat.KINDS
+        self.position += p.kind not in QUIET_KINDS
         reason = self.roster.admit(entry)
         if not reason:
             try:
@@ -346,6 +363,8 @@ class TableState:
         reason, seat = self.roster.member_change(entry)
         if reason or seat is None:
             return reason
+        if self.seats[seat].owner == entry.decoded.author:
+            return ""  # back at its seat: its machine takes it from the computer player with ``return``
         self.seats[seat] = Seat(entry.decoded.author, payload[1])
         self._close_lobby()
         return ""
@@ -362,7 +381,9 @@ class TableState:
         if self.phase == LOBBY:
             self.seats[seat] = Seat(None, "")
             return ""
-        self._to_cpu(seat)
+        if self.seats[seat].owner == entry.decoded.author:  # kept for it: a computer player plays meanwhile
+            self.seats[seat].controller = BOT
+            self._out_of_seeding(seat)
         self._void_for(entry.decoded.author, events)
         return ""
 
@@ -384,6 +405,10 @@ class TableState:
         """A seat becomes a computer seat for good; in the seed agreement it drops out."""
         old = self.seats[seat]
         self.seats[seat] = Seat(None, f"{old.name} (cpu)", CPU)
+        self._out_of_seeding(seat)
+
+    def _out_of_seeding(self, seat: int) -> None:
+        """A seat no person plays any more takes no further part in the seed agreement."""
         if self.phase == SEEDING:
             if seat not in self.reveals:
                 self.commits.pop(seat, None)
@@ -668,8 +693,9 @@ class TableState:
 
     def _return(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         seat = payload[1]
+        author = entry.decoded.author  # a member that left is back (a join) before it takes its seat
         ok = (self.phase == PLAYING and seat < len(self.seats) and self.seats[seat].controller == BOT
-              and self.seats[seat].owner == entry.decoded.author)
+              and self.seats[seat].owner == author and author in self.roster.members)
         if not ok:
             return "that seat is not the author's to take back"
         self.seats[seat].controller = HUMAN
@@ -683,6 +709,15 @@ class TableState:
 
     def _rematch(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         return hosting.apply_rematch(self, entry, events)
+
+    def _silent(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
+        """The sequencer tells the table it has not heard a seated player for a while (before it
+        takes the seat over): a notice, nothing changes."""
+        seat = payload[1]
+        if entry.decoded.author != entry.sequencer:
+            return "only the sequencer says who is not answering"
+        ok = self.phase == PLAYING and seat < len(self.seats) and self.seats[seat].controller == HUMAN
+        return "" if ok else "that seat is not played by a person"
 
     def _noop(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         return "" if entry.decoded.author == entry.sequencer else "only a sequencer marks its term"

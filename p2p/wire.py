@@ -246,6 +246,7 @@ _PAYLOADS: dict[str, tuple[int, Any]] = {
     "return": (2, lambda p: _seat(p[1])),
     "leave": (1, lambda p: None),
     "evict": (2, lambda p: _seat(p[1])),
+    "silent": (3, lambda p: (_seat(p[1]), _int(p[2], 0, 86_400))),  # seat, seconds not heard
     "noop": (1, lambda p: None),
     "say": (2, lambda p: _chat_text(p[1])),
     "emote": (2, lambda p: _str(p[1], MAX_EMOTE)),

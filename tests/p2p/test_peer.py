@@ -19,7 +19,7 @@ from cardtable.p2p.identity import Identity
 from cardtable.p2p.peer import BROADCAST, Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
 from cardtable.p2p.store import FileStore
-from cardtable.p2p.table import CPU, SEED_DOMAIN
+from cardtable.p2p.table import BOT, CPU, SEED_DOMAIN
 from tests.p2p import all_over, build, check_replicas, leader, live
 
 LOSSY = Faults(loss=0.1, dup=0.1, reorder=0.1)
@@ -227,7 +227,8 @@ def test_leaving_for_good() -> None:
     check_replicas(net)
     t = live(net)[0].table
     assert seat is not None and bseat is not None
-    assert t.seats[seat].controller == CPU and t.seats[bseat].controller == CPU
+    assert t.seats[seat].controller == BOT and t.seats[bseat].controller == BOT  # kept, should they come back
+    assert t.away_seat(quitter.identity.key) == seat and t.away_seat(boss.identity.key) == bseat
     assert len(t.members()) == 2
 
 

@@ -207,3 +207,38 @@ def test_join_by_address_with_and_without_broadcast(procs: Procs, tmp_path: Path
         assert proc.wait(60) == 0, f"{proc.name}:\n{proc.err}"
     assert host.digest() == by_addr.digest() == deaf.digest()
     assert f"joining table {table_id[:8]} at 127.0.0.1:{port}" in deaf.err
+
+
+@pytest.mark.xfail(reason="open: on loopback the come-back JOIN from the kept log is not admitted yet "
+                   "(the SimNet tests pass); see the back24 report", strict=False)
+def test_a_player_who_left_joins_again_and_gets_the_seat_back(procs: Procs, tmp_path: Path) -> None:
+    """Host + 2 joiners, SCOUT for 3. One plays with --plain and leaves once the cards are dealt
+    (a computer player plays its seat); the same join with the same --home comes back from its
+    kept log and takes the seat back; every machine ends with the same digest."""
+    common = ["--linger", "3"]
+    host = procs.cardtable("host", "host", "scout", "--name", "back-table", "--players", "3", "--cpu", "0",
+                           "--home", str(tmp_path / "h"), "--auto", "random", "--bot-delay", "3", *common)
+    other = procs.cardtable("join1", "join", "back-table", "--name", "j1", "--seconds", "10",
+                            "--home", str(tmp_path / "j1"), "--auto", "random", *common)
+    n = len(procs.all)
+    out, err = tmp_path / f"{n}-join0.out", tmp_path / f"{n}-join0.err"
+    with open(out, "wb") as fo, open(err, "wb") as fe:
+        argv = [*CARDTABLE, "join", "back-table", "--name", "j0", "--plain", "--home", str(tmp_path / "j0")]
+        popen = subprocess.Popen(argv, cwd=ROOT, env=procs.env, stdout=fo, stderr=fe, stdin=subprocess.PIPE)
+    leaver = Proc("join0", popen, out, err)
+    procs.all.append(leaver)
+    wait_until(lambda: "hand:" in leaver.out or popen.poll() is not None, 60, "the cards to be dealt")
+    assert popen.stdin is not None
+    popen.stdin.write(b"leave\n")
+    popen.stdin.close()
+    assert leaver.wait(30) == 0, leaver.err
+    wait_until(lambda: "j0 left" in host.err, 20, "the host to tell that j0 left")
+    assert "match over" not in host.err
+    back = procs.cardtable("join0-again", "join", "back-table", "--name", "j0", "--seconds", "10",
+                           "--home", str(tmp_path / "j0"), "--auto", "random", *common)
+    for proc in (host, other, back):
+        assert proc.wait(150) == 0, f"{proc.name} failed:\n{proc.err[-3000:]}"
+    assert len({proc.digest() for proc in (host, other, back)}) == 1
+    assert "coming back to table 'back-table'" in back.err and "takes no new players" not in back.err
+    assert "kept the previous table log" not in back.err  # its kept log is used again
+    assert "j0 is back" in host.err and "j0 is back" in other.err

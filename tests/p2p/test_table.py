@@ -192,12 +192,49 @@ def test_takeover_and_return() -> None:
     assert t.seats[1].controller == HUMAN
 
 
-def test_leave_in_play_gives_the_seat_to_a_computer_player() -> None:
+def test_leave_in_play_keeps_the_seat_for_its_owner_and_a_computer_player_plays_it() -> None:
     log = playing()
     assert log.add(ANN, ["leave"])[0]
     t = log.table
-    assert t.seats[1].controller == CPU and t.seat_of(ANN.key) is None and ANN.key not in t.members()
-    assert log.add(ANN, ["return", 1])[0] is False
+    assert t.seats[1].controller == BOT and t.seat_of(ANN.key) == 1 and ANN.key not in t.members()
+    assert t.away_seat(ANN.key) == 1 and t.away_seat(HOST.key) is None
+    # not back yet: it acts for its seat no more than another member does
+    assert log.add(ANN, ["return", 1]) == (False, "that seat is not the author's to take back")
+    assert log.add(ANN, ["act", 1, "S"])[1] == "the author does not control seat 1"
+    assert log.add(HOST, ["return", 1]) == (False, "that seat is not the author's to take back")
+    assert log.add(EVE, ["join", "eve"]) == (False, "the table is full or started")
+    assert t.refusal(ANN.key, ["return", 1]) and t.refusal(HOST.key, ["return", 1])
+
+
+def test_a_member_that_left_comes_back_with_a_join_and_takes_its_seat_with_return() -> None:
+    log = playing()
+    t = log.table
+    assert log.add(ANN, ["leave"])[0]
+    assert log.add(ANN, ["join", "ann again"], inc=2) == (True, "")
+    assert ANN.key in t.members() and t.seats[1].controller == BOT
+    assert t.seats[1].name == "p"  # its name as it sat down
+    assert t.away_seat(ANN.key) is None and t.refusal(ANN.key, ["return", 1]) == ""
+    assert log.add(ANN, ["return", 1], inc=2) == (True, "")
+    assert t.seats[1].controller == HUMAN and t.seat_of(ANN.key) == 1
+
+
+def test_a_leave_in_the_seed_agreement_keeps_the_seat_and_drops_its_commitment() -> None:
+    log = lobby(players=2)
+    assert log.add(ANN, ["join", "ann"])[0]
+    t = log.table
+    assert log.add(ANN, ["commit", commitment(TID, ANN.key, b"n" * 32)])[0]
+    assert log.add(ANN, ["leave"])[0]
+    assert t.seats[1].controller == BOT and 1 not in t.commits and t.away_seat(ANN.key) == 1
+
+
+def test_only_the_sequencer_says_who_is_not_answering() -> None:
+    log = playing()
+    assert log.add(ANN, ["silent", 1, 12]) == (False, "only the sequencer says who is not answering")
+    position = log.table.position
+    assert log.add(HOST, ["silent", 1, 12]) == (True, "")
+    assert log.table.position == position  # a notice: no new position for the bots
+    assert log.add(HOST, ["takeover", 1])[0]
+    assert log.add(HOST, ["silent", 1, 20]) == (False, "that seat is not played by a person")
 
 
 def test_exactly_once_per_author_incarnation_and_seq() -> None:
