@@ -60,8 +60,9 @@ class Addresses(PeerState):
 
     def _on_probe(self, msg: Probe, addr: Addr) -> None:
         """Answer a probe from where it came; take an answer to one of ours (the new address)."""
-        if not msg.answer and self._on_cookie(msg, addr):
-            return
+        if not msg.answer and self._on_cookie(msg, addr) and not self.log:
+            return  # a newcomer's cookie; one coming back with its log also answers: the probe may be
+            # the sequencer's, asking whether this is its new address (its join may be in already)
         if not msg.answer:
             self._send(self._msg(wire.PROBE, [self.table_id, self.key, msg.nonce, True]), addr)
             return

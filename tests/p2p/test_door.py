@@ -251,7 +251,7 @@ def test_join_name_lists_two_passphrase_tables_of_one_name(monkeypatch: pytest.M
 
     monkeypatch.setattr(net_cmds, "_listen", heard)
     with pytest.raises(click.UsageError, match="2 tables match: give TABLE"):
-        net_cmds._find_table("kitchen", 47474, PASSPHRASE, 8.0)
+        net_cmds._find_table("kitchen", 47474, PASSPHRASE, 8.0, lambda _: False)
 
 
 # --- another wire version -------------------------------------------------------------------------
@@ -301,7 +301,7 @@ def test_a_beacon_of_another_wire_version_is_named_in_one_line(monkeypatch: pyte
 
     monkeypatch.setattr(net_cmds, "_listen", heard)
     with pytest.raises(click.ClickException) as err:
-        net_cmds._find_table("Attic", 47474, None, 8.0)
+        net_cmds._find_table("Attic", 47474, None, 8.0, lambda _: False)
     assert err.value.message == line
 
 

@@ -209,8 +209,6 @@ def test_join_by_address_with_and_without_broadcast(procs: Procs, tmp_path: Path
     assert f"joining table {table_id[:8]} at 127.0.0.1:{port}" in deaf.err
 
 
-@pytest.mark.xfail(reason="open: on loopback the come-back JOIN from the kept log is not admitted yet "
-                   "(the SimNet tests pass); see the back24 report", strict=False)
 def test_a_player_who_left_joins_again_and_gets_the_seat_back(procs: Procs, tmp_path: Path) -> None:
     """Host + 2 joiners, SCOUT for 3. One plays with --plain and leaves once the cards are dealt
     (a computer player plays its seat); the same join with the same --home comes back from its
