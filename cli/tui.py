@@ -100,7 +100,7 @@ class TableApp(App[str | None]):
             yield OptionList(id="moves")
             yield RichLog(id="log", wrap=True, markup=True, min_width=20)
         yield Static(id="summary")
-        yield Input(id="talk", max_length=MAX_TEXT,
+        yield Input(id="talk", max_length=MAX_TEXT, select_on_focus=False,
                     placeholder="say something · Enter: send · Esc: back · emotes: "
                     + " ".join("/" + e for e in EMOTES))
         yield Footer()
