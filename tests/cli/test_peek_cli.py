@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from cardtable.engine import scout
+from cardtable.engine import scout, solo
 from cardtable.p2p.simnet import SimNet
 from cardtable.p2p.store import FileStore
 from tests.cli.test_match_cli import run
 from tests.p2p import all_over
 
 
-def hidden_logs(tmp_path: Path, deal: str = "hidden") -> list[Path]:
-    """A finished 3-seat SCOUT table (two machines and a computer player), each machine's log on disk."""
+def hidden_logs(tmp_path: Path, deal: str = "hidden", config: Any = None) -> list[Path]:
+    """A finished 3-seat table (two machines and a computer player; SCOUT unless ``config``), each
+    machine's log on disk."""
     net = SimNet(21)
     paths = [tmp_path / f"p{i}.log" for i in range(2)]
     nodes = [net.node(f"p{i}", FileStore(p, sync=False)) for i, p in enumerate(paths)]
-    host = net.host(nodes[0], scout.Config(players=3), 1, auto="random", bots="random", deal=deal)
+    config = config or scout.Config(players=3)
+    host = net.host(nodes[0], config, 1, auto="random", bots="random", deal=deal)
     assert host.table_id is not None
     net.join(nodes[1], host.table_id, nodes[0].addr, auto="random", bots="random")
     assert net.run(lambda: all_over(net), limit=600)
@@ -50,6 +53,21 @@ def test_replay_of_a_hidden_table_shows_every_hand_once_audited(capsys: pytest.C
     assert code == 0
     dealt = [line for line in out.splitlines() if "as dealt (opened at the audit)" in line]
     assert len(dealt) == 3 and all(re.search(r"cpu 2 (\d+/\d+ ){11}\d+/\d+$", line) for line in dealt)
+
+
+def test_a_solo_table_peeks_and_replays_like_a_scout_one(capsys: pytest.CaptureFixture[str],
+                                                         tmp_path: Path) -> None:
+    """SOLO (one round): the joiner's machine could open its own hand as dealt (7 cards), and what it
+    held later (draws; Pass hands hands it the others' cards, as at a real table: the view check of
+    tests/p2p/test_hidden_solo_table.py holds that to what it held); replay shows every hand."""
+    _, joiner_log = hidden_logs(tmp_path, config=solo.Config(players=3, rounds=1, hand_size=7))
+    code, out, err = run(capsys, "peek", str(joiner_log))
+    assert code == 0 and err == "", err
+    assert "SOLO classic, 3 players" in out and "round 1 (audited" in out
+    assert re.search(r"p1's hand as dealt: (\S+ ){6}\S+$", out, re.M), out
+    code, out, _ = run(capsys, "replay", str(joiner_log))
+    dealt = [line for line in out.splitlines() if "as dealt (opened at the audit)" in line]
+    assert code == 0 and len(dealt) == 1 and re.search(r"cpu 2 (\S+ ){6}\S+$", dealt[0]), dealt
 
 
 def test_peek_refuses_an_open_table_and_other_files_in_one_line(capsys: pytest.CaptureFixture[str],
