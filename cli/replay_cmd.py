@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from cardtable.cli.controller import Note, words
-from cardtable.cli.table_logs import is_table_log, read_table_log
+from cardtable.cli.table_logs import is_table_log, read_log_file, read_table_log
 from cardtable.engine.log import Replay
 from cardtable.engine.log import replay as replay_log
 
@@ -34,12 +34,7 @@ Examples:
 def replay(file: Path, verify: bool, view: bool) -> None:
     """Replay FILE, check every entry against the rules (and its digest or signatures), and tell
     the game in words (or, with --view, show it move by move)."""
-    if file.is_dir():
-        raise click.ClickException(f"{file} is a directory: give one log file ('cardtable games' lists them)")
-    try:
-        data = file.read_bytes()
-    except OSError as err:
-        raise click.ClickException(f"cannot read {file}: {err.strerror}") from None
+    data = read_log_file(file)
     if view:
         from cardtable.cli.play_cmd import need_terminal
         from cardtable.cli.replay_view import view as show

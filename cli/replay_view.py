@@ -118,21 +118,7 @@ class ReplayApp(TableApp, inherit_bindings=False):
             return False
         return True
 
-    # --- drawing --------------------------------------------------------------------------------
-    def refresh_view(self) -> None:
-        c = self.controller
-        self._seen_version = c.session.version
-        obs = c.session.observation()
-        self._render_title(obs)
-        self.query_one("#scoring", Static).update(escape(c.scoring_line()))
-        self._render_players()
-        self._render_table(obs)
-        self._render_hand(obs)
-        self._render_status()
-        self._render_menu()
-        self._render_log()
-        self.refresh_bindings()
-
+    # --- drawing (``TableApp.refresh_view``) ---------------------------------------------------
     def _render_title(self, obs: dict[str, Any] | None) -> None:
         frames, session = self.replay.frames, self.replay
         cfg = frames.config

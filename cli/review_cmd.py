@@ -52,6 +52,7 @@ def review(file: Path, round_no: int | None, seat: int | None, all_seats: bool, 
     """List the decisions of a round where the search, seeing only what that seat saw, rates
     another move clearly better, with the estimated cost."""
     from cardtable.cli.log_frames import load_frames
+    from cardtable.cli.table_logs import read_log_file
 
     if seat is not None and all_seats:
         raise click.UsageError("--seat and --all-seats: give one")
@@ -59,12 +60,7 @@ def review(file: Path, round_no: int | None, seat: int | None, all_seats: bool, 
         level = review_level(level)
     except ParseError as err:
         raise click.ClickException(f"{err} (the review searches with ismcts)") from None
-    if file.is_dir():
-        raise click.ClickException(f"{file} is a directory: give one log file ('cardtable games' lists them)")
-    try:
-        data = file.read_bytes()
-    except OSError as err:
-        raise click.ClickException(f"cannot read {file}: {err.strerror}") from None
+    data = read_log_file(file)
     frames = load_frames(file, data)
     played = max(frames.rounds) + 1
     finished = len(frames.at(len(frames)).round_scores)

@@ -31,6 +31,18 @@ class TableLog:
     names: list[str] = field(default_factory=list)  # the seats' names when the match started
 
 
+def read_log_file(file: Path) -> bytes:
+    """A log file's bytes, or a one-line error (a directory, an unreadable file)."""
+    import click
+
+    if file.is_dir():
+        raise click.ClickException(f"{file} is a directory: give one log file ('cardtable games' lists them)")
+    try:
+        return file.read_bytes()
+    except OSError as err:
+        raise click.ClickException(f"cannot read {file}: {err.strerror}") from None
+
+
 def is_table_log(data: bytes) -> bool:
     """Whether ``data`` starts like a peer's store (a msgpack array whose first item is a record
     kind), not like a match log (a header map)."""

@@ -144,11 +144,15 @@ class TableApp(App[str | None]):
         self._render_hand(obs)
         self._render_status()
         self._render_menu()
-        log = self.query_one("#log", RichLog)
-        for line in c.drain():
-            log.write(escape(line))
-        self.query_one("#summary", Static).update(escape(c.summary))
+        self._render_log()
         self.refresh_bindings()
+
+    def _render_log(self) -> None:
+        """What happened since the last refresh, and the match's summary line."""
+        log = self.query_one("#log", RichLog)
+        for line in self.controller.drain():
+            log.write(escape(line))
+        self.query_one("#summary", Static).update(escape(self.controller.summary))
 
     def _render_title(self, obs: dict[str, Any] | None) -> None:
         c = self.controller
