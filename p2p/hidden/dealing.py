@@ -131,6 +131,9 @@ class Dealing:
             return out
         out.append(Propose(payloads.digest_payload(self.spec.deal_no, t, step_digest(self.spec, t, points))))
         to = self.spec.members[(self.index + 1) % len(self.spec.members)]
-        out += [Send(to, StepChunk(self.spec.deal_no, t, i, tuple(points[i:i + STEP_POINTS])))
-                for i in range(0, len(points), STEP_POINTS)]
+        chunks = {i: tuple(points[i:i + STEP_POINTS]) for i in range(0, len(points), STEP_POINTS)}
+        if to == self.spec.members[self.index]:  # a deal of one member: the next step is its own too
+            self._chunks[t] = chunks
+            return out
+        out += [Send(to, StepChunk(self.spec.deal_no, t, i, part)) for i, part in chunks.items()]
         return out

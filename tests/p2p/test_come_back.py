@@ -166,3 +166,26 @@ def test_a_player_heard_again_before_the_takeover_keeps_the_seat() -> None:
     for n in others(nodes, victim):
         assert [e["name"] for e in n.kinds("silent")] == ["p1"] and not n.kinds("takeover")
 
+
+
+def test_the_member_left_alone_deals_again_and_the_one_back_opens_its_hand() -> None:
+    """Two machines and a computer player, hidden hands: one member leaves, so the round is dealt
+    again by the other alone (a deal of one member passes each step to itself); the one that left
+    comes back from its kept log, on a new address, and opens its hand."""
+    net = SimNet(3)
+    a, b = net.node("A"), net.node("B")
+    host = net.host(a, scout.Config(players=3), 1, auto=None, bots="random", deal="hidden")
+    assert host.table_id is not None
+    net.join(b, host.table_id, a.addr, auto=None, bots="random")
+    assert net.run(lambda: b.peer is not None and b.peer.table.hidden is not None
+                   and b.peer.side.knows_hand(b.peer.table, 1), limit=60)
+    net.leave(b)
+    net.run_for(3.0)
+    del net.nodes[b.addr]
+    b.addr = ("10.0.0.99", 7099)  # a new process: a new port
+    net.nodes[b.addr] = b
+    back = net.come_back(b, a.addr, auto=None, bots="random")
+    assert net.run(lambda: back.table.hidden is not None and back.table.hidden.stage == "play"
+                   and back.side.knows_hand(back.table, 1), limit=30), "the hand did not open"
+    assert host.table.hidden is not None and host.table.hidden.members == (a.identity.key,)
+    assert back.table.seats[1].controller == HUMAN and host.addrs.get(b.identity.key) == b.addr
