@@ -658,6 +658,8 @@ def words(note: Note, me: int | None, names: Sequence[str]) -> str:
     if note.kind == "chat":
         return note.text
     if note.kind in ("table", "info", "refused", "clock"):
+        if any(name and note.text.startswith(name + " ") for name in names):
+            return note.text  # a player's name stays as they wrote it
         return note.text[:1].upper() + note.text[1:]
     return Speaker(me, names).event(note.kind, note.seat, note.facts, note.text)
 

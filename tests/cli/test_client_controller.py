@@ -480,3 +480,11 @@ def test_both_open_solo_windows_are_shown_and_each_can_be_caught() -> None:
     assert rows == {0: "missed", 1: "missed", 2: None}
     catches = sorted(str(a) for a in c.actions() if str(a).startswith("catch:"))
     assert catches == ["catch:0", "catch:1"]
+
+
+def test_a_table_line_that_starts_with_a_players_name_keeps_the_name_as_written() -> None:
+    names = ["porch", "bea", "cpu 2"]
+    left = Note("table", 1, "bea left: a computer player plays the seat until bea is back")
+    assert words(left, 0, names) == "bea left: a computer player plays the seat until bea is back"
+    assert words(Note("table", None, "the shuffle is agreed"), 0, names) == "The shuffle is agreed"
+    assert words(Note("table", None, "beacons go out"), 0, names) == "Beacons go out"  # not a name
