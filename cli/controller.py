@@ -593,6 +593,9 @@ class NetSession(BaseSession):
         if kind == "chat":
             self._emit(Note("chat", None, str(data.get("line"))))
             return
+        if kind == "cards_open":  # more of this seat's cards are open here: the view changes
+            self.version += 1
+            return
         if kind == "freed" and self.peer.evicted:
             self._emit(Note("table", None, "The host freed your seat: you are no longer at the table"))
             return

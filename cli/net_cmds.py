@@ -518,7 +518,7 @@ class _Context:
 class _EventPrinter:
     """Peer events in words, one line each on stderr."""
 
-    QUIET = {"applied", "dropped", "hand_open"}
+    QUIET = {"applied", "dropped", "hand_open", "cards_open"}
 
     def __init__(self, peer: Any, verbose: bool) -> None:
         self.peer = peer

@@ -115,6 +115,9 @@ class Driving(PeerState):
                 and self.side.knows_hand(self.table, seat):
             self.side.told = h
             self._event("hand_open", seat=seat)
+        elif seat is not None and h is not None and self.side.seen != (h, len(self.side.opened)):
+            self.side.seen = (h, len(self.side.opened))
+            self._event("cards_open", seat=seat)  # a drawn, gifted or swapped card is in: look again
         for payload in todo.propose:
             self._propose(payload)
         for to, item in todo.send:

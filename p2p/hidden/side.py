@@ -67,6 +67,7 @@ class HiddenSide:
         self.save_seed = save_seed
         self.round: HiddenRound | None = None
         self.told: HiddenRound | None = None  # the round whose hand this machine saw complete
+        self.seen: tuple[HiddenRound | None, int] = (None, 0)  # the round and the cards opened, told
         self.dealings: dict[int, Dealing] = {}  # the round's deal (0) and its reshuffles
         self.ring = KeyRing(())
         self.sent: set[tuple[int, bytes]] = set()

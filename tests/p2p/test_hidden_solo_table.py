@@ -154,3 +154,16 @@ def test_a_person_never_types_a_forced_move_their_machine_makes_it() -> None:
     assert all_over(net), "the match did not finish"
     forced = [a for s, a in moves_of(nodes[0]) if s == 1 and a in ("keep", "decline", "owed", "clear")]
     assert chosen > 10 and forced
+
+
+def test_a_machine_tells_its_client_each_time_more_of_its_cards_open() -> None:
+    """After the hand is in (``hand_open``), a drawn, gifted or swapped card opens later, when its
+    keys come: the machine says so (``cards_open``), so that a client draws the hand again instead
+    of waiting for the next entry (which, on the person's own turn, never comes)."""
+    net = SimNet(2, Faults(loss=0.1))
+    nodes = solo_table(net, 3, 3)
+    assert net.run(lambda: all_over(net), limit=900)
+    for node in nodes:
+        first = next(t for t, e in node.events if e.kind == "hand_open")
+        later = [t for t, e in node.events if e.kind == "cards_open" and t > first]
+        assert len(later) >= 3, node.name
