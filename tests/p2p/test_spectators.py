@@ -1,0 +1,141 @@
+"""Spectators on the simulated LAN (p2p/spectators.py): a machine without a seat is sent the log,
+sees the public table only, changes nothing, passes the lobby's door, and is bounded and dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardtable.engine import scout
+from cardtable.p2p import wire
+from cardtable.p2p.peer import Peer
+from cardtable.p2p.simnet import Faults, Node, SimNet
+from cardtable.p2p.spectators import MAX_SPECTATORS, SILENCE
+from cardtable.p2p.table import PLAYING
+from tests.p2p import all_over
+from tests.p2p.test_hidden_table import hidden_table
+
+
+def watcher(net: SimNet, host: Node, name: str = "watcher", **kw: Any) -> tuple[Node, Peer]:
+    node = net.node(name)
+    assert host.peer is not None and host.peer.table_id is not None
+    return node, net.watch(node, host.peer.table_id, host.addr, sequencer=host.peer.key, **kw)
+
+
+def sent_kinds(net: SimNet, node: Node) -> set[type]:
+    """The message types ``node`` put on the wire (from the net's trace)."""
+    assert net.trace is not None
+    return {type(wire.decode(data, None).msg) for _, src, _, data in net.trace if src == node.addr}
+
+
+def private_cards(peer: Peer) -> int:
+    """Cards of any seat this machine's table shows that were not shown to everyone."""
+    state: Any = peer.table.match.state if peer.table.match else None
+    return sum(1 for s, hand in enumerate(state.hands if state else []) for pos, card in enumerate(hand)
+               if card.up != 0 and not state.known[s][pos])
+
+
+def test_a_spectator_watches_a_hidden_match_to_its_end_seatless_and_silent() -> None:
+    net = SimNet(3, Faults(loss=0.1, dup=0.1, reorder=0.1))
+    net.trace = []
+    nodes = hidden_table(net, 3, 3)
+    w, spectator = watcher(net, nodes[0])
+    assert net.run(lambda: all_over(net), limit=900), "the match did not finish"
+    players = [n.peer for n in nodes if n.peer is not None]
+    assert spectator.table.phase == "over"
+    assert {spectator.table.digest()} == {p.table.digest() for p in players}
+    assert spectator.my_seat is None and spectator.key not in spectator.roster.members
+    assert spectator.key not in players[0].roster.members and not spectator.queue
+    assert sent_kinds(net, w) <= {wire.Watch, wire.AppendOk}  # no proposal, vote, head or secret
+    assert nodes[0].kinds("spectator") == [{"name": "watcher", "watching": 1}]
+    assert not any(r.startswith("internal") for p in [*players, spectator] for r in p.dropped)
+
+
+def _finished(seed: int, watch: bool) -> tuple[str, tuple[int, ...], int]:
+    net = SimNet(seed, Faults(delay=(0.001, 0.001)))  # the spectator's datagrams move no other's timing
+    nodes = hidden_table(net, 3, 3)
+    if watch:
+        watcher(net, nodes[0])
+    assert net.run(lambda: all_over(net), limit=900)
+    host = nodes[0].peer
+    assert host is not None and host.table.match is not None
+    return host.table.digest(), tuple(host.table.match.totals), host.commit_index
+
+
+def test_the_match_is_the_same_with_and_without_a_spectator() -> None:
+    """Same seed, same match, same log: the spectator adds nothing (with a fixed delay, as the
+    bots' moves depend on when they are asked, and random delays would move with its datagrams)."""
+    assert _finished(11, watch=True) == _finished(11, watch=False)
+
+
+def test_a_spectator_opens_no_card_of_a_hidden_table() -> None:
+    """Its hidden side receives no seed and no key; its table shows no card not shown to all
+    (the control: a player's table shows its own hand)."""
+    net = SimNet(5, Faults(loss=0.1))
+    nodes = hidden_table(net, 3, 3)
+    _, spectator = watcher(net, nodes[0])
+    player = nodes[1].peer
+    assert player is not None
+    seen_by_player = 0
+    while not all_over(net) and net.now < 600:
+        assert net.step()
+        assert private_cards(spectator) == 0
+        if player.table.phase == PLAYING:
+            seen_by_player = max(seen_by_player, private_cards(player))
+    assert all_over(net) and seen_by_player > 0
+    assert not spectator.side.seeds and not spectator.side.dealings
+
+
+def test_the_sequencer_keeps_at_most_four_spectators() -> None:
+    net = SimNet(6)
+    nodes = hidden_table(net, 3, 3)
+    spectators = []
+    for i in range(MAX_SPECTATORS + 1):
+        spectators.append(watcher(net, nodes[0], f"w{i}")[1])
+        net.run_for(1.0)
+    host = nodes[0].peer
+    assert host is not None and len(host.spectators) == MAX_SPECTATORS
+    assert [bool(s.log) for s in spectators] == [True] * MAX_SPECTATORS + [False]
+    assert host.dropped["spectators full"] > 0
+
+
+def test_a_spectator_that_goes_away_is_dropped_and_the_match_goes_on() -> None:
+    net = SimNet(7)
+    nodes = hidden_table(net, 3, 3)
+    w, spectator = watcher(net, nodes[0])
+    assert net.run(lambda: bool(spectator.table.match), limit=60)
+    net.crash(w)
+    assert net.run(lambda: bool(nodes[0].kinds("spectator_gone")), limit=SILENCE + 2)
+    assert nodes[0].kinds("spectator_gone") == [{"name": "watcher", "watching": 0}]
+    host = nodes[0].peer
+    assert host is not None and not host.spectators
+    assert net.run(lambda: all_over(net), limit=900)
+
+
+def test_a_watch_from_a_forged_address_gets_only_a_cookie() -> None:
+    """The door: a WATCH whose source address does not answer is sent the cookie, nothing else."""
+    net = SimNet(8)
+    net.trace = []
+    nodes = hidden_table(net, 3, 3)
+    host = nodes[0].peer
+    assert host is not None and host.table_id is not None
+    liar = net.node("liar")
+    spoofed = ("10.9.9.9", 4000)
+    data = wire.encode(wire.WATCH, [host.table_id, liar.identity.key, "liar", None], liar.identity.sign, None)
+    net.inject(nodes[0].addr, data, spoofed)
+    net.run_for(1.0)
+    to_spoofed = [wire.decode(d, None).msg for _, _, dst, d in net.trace if dst == spoofed]
+    assert [type(m) for m in to_spoofed] == [wire.Probe] and not host.spectators
+
+
+def test_a_spectator_needs_the_passphrase() -> None:
+    net = SimNet(9)
+    nodes = [net.node(f"p{i}") for i in range(2)]
+    host = net.host(nodes[0], scout.Config(players=2), 0, auto="random", bots="random", passphrase="pw")
+    assert host.table_id is not None
+    net.join(nodes[1], host.table_id, nodes[0].addr, auto="random", bots="random", passphrase="pw")
+    _, without = watcher(net, nodes[0], "without")
+    _, wrong = watcher(net, nodes[0], "wrong", passphrase="nope")
+    _, right = watcher(net, nodes[0], "right", passphrase="pw")
+    assert net.run(lambda: all(p.table.phase == "over" for p in (host, right)), limit=900)
+    assert right.table.digest() == host.table.digest()
+    assert not without.log and not wrong.log and len(host.spectators) == 1
