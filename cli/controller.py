@@ -460,6 +460,15 @@ class NetSession(BaseSession):
     def match(self) -> Match | None:
         return self.peer.table.match  # type: ignore[no-any-return]
 
+    def observation(self) -> dict[str, Any] | None:
+        """The seat's view; a spectator's (no seat): the public one (``cli/public_view.py``)."""
+        m = self.match()
+        if m is None or self.seat is not None:
+            return super().observation()
+        from cardtable.cli.public_view import public_observation
+
+        return public_observation(m)
+
     def phase(self) -> str:
         return "left" if self.kept or self.peer.left or self.peer.leaving else str(self.peer.table.phase)
 
