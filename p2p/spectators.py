@@ -99,7 +99,7 @@ class Spectators(PeerState):
     # --- the spectator's side --------------------------------------------------------------------
     def _watch_tick(self) -> None:
         """Ask for the log until a sequencer sends it, and again when it goes quiet."""
-        quiet = self.now - self.leader_heard > self.timeouts.election[1]
+        quiet = self.now >= self.leader_heard + self.timeouts.election[1]
         if quiet and self.log and self.leader is not None:
             self.leader, self.leader_addr = None, None  # gone or deposed: whoever sends the log next
         if not quiet or self.now < self.watch_at:

@@ -11,8 +11,8 @@ from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
 from cardtable.p2p.spectators import MAX_SPECTATORS, SILENCE
 from cardtable.p2p.table import PLAYING
-from tests.p2p import all_over
-from tests.p2p.test_hidden_table import hidden_table
+from tests.p2p import all_over, build, leader
+from tests.p2p.test_hidden_table import hidden_table, running
 
 
 def watcher(net: SimNet, host: Node, name: str = "watcher", **kw: Any) -> tuple[Node, Peer]:
@@ -139,3 +139,17 @@ def test_a_spectator_needs_the_passphrase() -> None:
     assert net.run(lambda: all(p.table.phase == "over" for p in (host, right)), limit=900)
     assert right.table.digest() == host.table.digest()
     assert not without.log and not wrong.log and len(host.spectators) == 1
+
+
+def test_a_spectator_follows_the_new_sequencer_when_the_old_one_is_gone() -> None:
+    """The host (the sequencer) crashes mid-match: the others elect another, the spectator asks the
+    members it knows again and watches on to the same end."""
+    net = SimNet(21)
+    nodes = build(net, scout.Config(players=3), 3, 0)
+    _, spectator = watcher(net, nodes[0])
+    assert net.run(lambda: spectator.table.match is not None and spectator.log_length > 30, limit=60)
+    net.crash(nodes[0])
+    assert net.run(lambda: all_over(net), limit=600)
+    new = leader(net)
+    assert new is not None and new is not nodes[0].peer and spectator.key in new.spectators
+    assert {spectator.table.digest()} == {p.table.digest() for p in running(nodes)}
