@@ -512,6 +512,8 @@ class NetSession(BaseSession):
     def after_leaving(self) -> str:
         if self.keep:
             return "the match is kept for cardtable play --resume"
+        if self.peer.watching:
+            return "you stop watching; the match goes on"
         return COME_BACK
 
     def seat_holders(self) -> list[tuple[str, str]]:
@@ -544,7 +546,7 @@ class NetSession(BaseSession):
                 self._emit(Note("table", self.seat, "You leave the table; the match is kept where it stands: "
                                                     "cardtable play --resume takes it up again"))
         elif not self.peer.leaving and not self.peer.left:
-            self._emit(Note("table", self.seat, f"You leave the table: {COME_BACK}"))
+            self._emit(Note("table", self.seat, f"You leave the table: {self.after_leaving()}"))
             self.node.leave()
 
     def talks(self) -> bool:

@@ -402,8 +402,12 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         return self._finish()
 
     def leave(self, now: float) -> Output:
-        """Give up the seat for good (a computer player takes it); see ``left``."""
+        """Give up the seat for good (a computer player takes it); see ``left``. A spectator
+        just stops (``left`` at once; the sequencer drops it once it is silent)."""
         self._begin(now)
+        if self.watching:
+            self._go_away()
+            return self._finish()
         self.leaving = True
         self.queue = [o for o in self.queue if o.payload[0] != "join"]
         if self.key in self.roster.members and not self._queued("leave"):

@@ -18,6 +18,7 @@ from cardtable.cli.plain import PlainClient
 from cardtable.cli.tui import TableApp
 from cardtable.cli.watch_cmd import kept_log
 from cardtable.p2p.simnet import SimNet
+from cardtable.p2p.spectators import SILENCE
 from tests.cli.test_client_talk import SimSeat, settle
 from tests.p2p import all_over
 from tests.p2p.test_hidden_table import hidden_table
@@ -107,3 +108,17 @@ def test_a_spectator_in_line_mode_follows_the_match_to_its_end() -> None:
         plain.poll()
     text = out.getvalue()
     assert all_over(net) and "match over" in text.lower() and "your turn" not in text
+
+
+def test_a_spectator_that_leaves_stops_at_once_and_the_match_goes_on() -> None:
+    net, spectator, seat, session = spectator_session()
+    assert net.run(lambda: spectator.table.match is not None, limit=60)
+    notes: list[Any] = []
+    session.subscribe(notes.append)
+    session.leave()
+    assert spectator.left and session.phase() == "left" and not spectator.queue
+    assert "You leave the table: you stop watching; the match goes on" in [n.text for n in notes]
+    players = [p for p in net.peers() if p is not spectator]
+    assert net.run(lambda: all(p.table.phase == "over" for p in players), limit=600)
+    net.run_for(SILENCE + 1)
+    assert not any(p.spectators for p in players)  # dropped once silent
