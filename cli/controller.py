@@ -651,7 +651,16 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     }
     if kind == "return" and seat is not None and seat == speak.me:
         return "You are back: your seat is yours again"
-    return presence_words(kind, data) or words.get(kind)
+    return presence_words(kind, data) or spectator_words(kind, data) or words.get(kind)
+
+
+def spectator_words(kind: str, data: dict[str, Any]) -> str | None:
+    """The sequencer took or dropped a spectator (``p2p/spectators.py``), by the name it gave."""
+    if kind not in ("spectator", "spectator_gone"):
+        return None
+    verb = "is watching" if kind == "spectator" else "stopped watching"
+    watching = plural(int(data.get("watching", 0)), "spectator")
+    return f"{_shown(str(data.get('name') or ''))} {verb} ({watching})"
 
 
 def presence_words(kind: str, data: dict[str, Any]) -> str | None:

@@ -571,6 +571,10 @@ class _EventPrinter:
             return f"refused: {data.get('kind')}: {data.get('reason')}"
         if kind == "chat":
             return str(data.get("line"))
+        if kind in ("spectator", "spectator_gone"):
+            from cardtable.cli.controller import spectator_words
+
+            return spectator_words(kind, data)
         if kind == "resumed":
             return f"resumed at entry {data.get('commit')}"
         if kind == "left":

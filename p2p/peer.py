@@ -22,7 +22,9 @@ API notes beyond the contract (for the adapter):
   own proposals was refused by the rules: index, kind, reason), ``resumed`` (commit index),
   ``left``, ``equivocation`` (a sequencer proved to show two histories: key, seat, term,
   index), ``rewound`` (entries from index on were another history and are undone),
-  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term).
+  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term),
+  ``spectator`` and ``spectator_gone`` (the sequencer took or dropped a spectator: name, how
+  many watch now; ``p2p/spectators.py``).
 """
 
 from __future__ import annotations

@@ -122,3 +122,13 @@ def test_a_spectator_that_leaves_stops_at_once_and_the_match_goes_on() -> None:
     assert net.run(lambda: all(p.table.phase == "over" for p in players), limit=600)
     net.run_for(SILENCE + 1)
     assert not any(p.spectators for p in players)  # dropped once silent
+
+
+def test_the_players_read_who_watches_by_a_name_without_escapes() -> None:
+    from cardtable.cli.controller import table_words
+    from cardtable.cli.words import Speaker
+
+    speak = Speaker(0, ["ann", "bea"])
+    came = table_words("spectator", {"name": "cy\x1b[2J", "watching": 1}, speak)
+    gone = table_words("spectator_gone", {"name": "cy", "watching": 0}, speak)
+    assert (came, gone) == ("cy[2J is watching (1 spectator)", "cy stopped watching (0 spectators)")

@@ -153,3 +153,14 @@ def test_a_spectator_follows_the_new_sequencer_when_the_old_one_is_gone() -> Non
     new = leader(net)
     assert new is not None and new is not nodes[0].peer and spectator.key in new.spectators
     assert {spectator.table.digest()} == {p.table.digest() for p in running(nodes)}
+
+
+def test_a_spectator_watches_a_hidden_solo_match_and_holds_no_key() -> None:
+    from tests.p2p.test_hidden_solo_table import solo_table
+
+    net = SimNet(4, Faults(loss=0.05))
+    nodes = solo_table(net, 3, 3)
+    _, spectator = watcher(net, nodes[0])
+    assert net.run(lambda: all_over(net), limit=900)
+    assert {spectator.table.digest()} == {p.table.digest() for p in running(nodes)}
+    assert not spectator.side.seeds and not spectator.side.dealings and spectator.my_seat is None
