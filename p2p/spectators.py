@@ -111,7 +111,7 @@ class Spectators(PeerState):
             self._send(self._watch_msg(), targets[self.watch_tries % len(targets) if self.log else 0])
 
     def _watch_msg(self) -> bytes:
-        return self._msg(wire.WATCH, [self.table_id, self.key, self.name, self.cookie])
+        return self._msg(wire.WATCH, [self.table_id, self.key, self.name, self.cookie, bytes(wire.WATCH_PAD)])
 
     def _watch_deadline(self) -> float:
         return max(self.watch_at, self.leader_heard + self.timeouts.election[1])

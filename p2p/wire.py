@@ -54,6 +54,9 @@ MAX_INT = 2**63 - 1
 BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT, PROBE, HEAD = range(1, 12)
 SECRET = 12
 WATCH = 13  # a spectator asks the sequencer for the log (p2p/spectators.py)
+WATCH_PAD = 256
+"""The zero bytes a ``WATCH`` carries: it is bigger than any answer to it (a cookie, a redirect),
+so a stranger's forged source address is sent fewer bytes than the stranger sends."""
 HIDDEN_KINDS = ("deal", "deck", "keys", "seed", "fault")
 """Log payload kinds of hidden hands (checked by ``p2p/hidden/payloads.py``)."""
 DEALS = ("open", "hidden")
@@ -429,7 +432,8 @@ class Join:
 
 @dataclass(frozen=True, slots=True)
 class Watch:
-    """A spectator asks to be sent the log (``p2p/spectators.py``); ``cookie`` as a join's."""
+    """A spectator asks to be sent the log (``p2p/spectators.py``); ``cookie`` as a join's; a
+    fifth field on the wire, ``WATCH_PAD`` zero bytes, makes it bigger than any answer."""
 
     table_id: bytes
     key: bytes
@@ -599,7 +603,7 @@ def _fields(kind: int, f: list[Any]) -> Message:
     if kind == JOIN and len(f) == 7:
         return Join(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _opt(f[4], _blob),
                     _opt(f[5], lambda v: _bytes(v, SIG_BYTES)), _opt(f[6], lambda v: _bytes(v, NONCE_BYTES)))
-    if kind == WATCH and len(f) == 4:
+    if kind == WATCH and len(f) == 5 and _bytes(f[4], WATCH_PAD) == bytes(WATCH_PAD):
         return Watch(tid, key, _str(f[2], MAX_NAME), _opt(f[3], lambda v: _bytes(v, NONCE_BYTES)))
     if kind == APPEND and len(f) == 8:
         entries = tuple(entry_from_list(e) for e in _list(f[6], 0, 64))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.engine import scout
-from cardtable.p2p import wire
+from cardtable.p2p import seal, wire
 from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
 from cardtable.p2p.spectators import MAX_SPECTATORS, SILENCE
@@ -120,7 +120,8 @@ def test_a_watch_from_a_forged_address_gets_only_a_cookie() -> None:
     assert host is not None and host.table_id is not None
     liar = net.node("liar")
     spoofed = ("10.9.9.9", 4000)
-    data = wire.encode(wire.WATCH, [host.table_id, liar.identity.key, "liar", None], liar.identity.sign, None)
+    fields = [host.table_id, liar.identity.key, "liar", None, bytes(wire.WATCH_PAD)]
+    data = wire.encode(wire.WATCH, fields, liar.identity.sign, None)
     net.inject(nodes[0].addr, data, spoofed)
     net.run_for(1.0)
     to_spoofed = [wire.decode(d, None).msg for _, _, dst, d in net.trace if dst == spoofed]
@@ -164,3 +165,25 @@ def test_a_spectator_watches_a_hidden_solo_match_and_holds_no_key() -> None:
     assert net.run(lambda: all_over(net), limit=900)
     assert {spectator.table.digest()} == {p.table.digest() for p in running(nodes)}
     assert not spectator.side.seeds and not spectator.side.dealings and spectator.my_seat is None
+
+
+def test_an_answer_to_a_watch_is_smaller_than_the_watch() -> None:
+    """No amplification: the smallest ``WATCH`` (no name, no cookie, the least stamp, no seal) is
+    bigger than the biggest answer it can get (a cookie, or a member's redirect with the longest
+    host, the largest numbers, sealed); a sequencer and a member answer with those."""
+    net = SimNet(10)
+    nodes = hidden_table(net, 3, 2)
+    net.run_for(1.0)
+    host, member = (n.peer for n in nodes)
+    assert host is not None and member is not None and host.table_id is not None
+    ghost = net.node("ghost").identity
+    tid, key, top = host.table_id, ghost.key, wire.MAX_INT
+    smallest = wire.encode(wire.WATCH, [tid, key, "", None, bytes(wire.WATCH_PAD)], ghost.sign, None, 1)
+    sealed = seal.for_table("x", tid)
+    biggest = [wire.encode(wire.PROBE, [tid, key, bytes(wire.NONCE_BYTES), False], ghost.sign, sealed, top),
+               wire.encode(wire.REDIRECT, [tid, key, top, key, "h" * 64, 65535], ghost.sign, sealed, top)]
+    assert max(len(b) for b in biggest) < len(smallest)
+    for peer, kind in ((host, wire.Probe), (member, wire.Redirect)):
+        out = peer.receive(smallest, ("10.9.9.8", 9998), net.now)
+        assert [type(wire.decode(d, None).msg) for d, _ in out.send] == [kind]
+        assert len(out.send[0][0]) < len(smallest)

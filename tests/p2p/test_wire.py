@@ -226,10 +226,14 @@ def test_arbitrary_msgpack_bodies_only_raise_wire_errors(kind: int, inner: objec
 
 
 def test_a_watch_round_trips_and_a_wrong_one_is_malformed() -> None:
-    data = wire.encode(wire.WATCH, [TID, ME.key, "bea", b"c" * wire.NONCE_BYTES], ME.sign, None, 3)
+    pad = bytes(wire.WATCH_PAD)
+    data = wire.encode(wire.WATCH, [TID, ME.key, "bea", b"c" * wire.NONCE_BYTES, pad], ME.sign, None, 3)
     packet = wire.decode(data, None)
     assert packet.msg == wire.Watch(TID, ME.key, "bea", b"c" * wire.NONCE_BYTES) and packet.authentic()
-    bare = wire.decode(wire.encode(wire.WATCH, [TID, ME.key, "bea", None], ME.sign, None), None).msg
+    bare = wire.decode(wire.encode(wire.WATCH, [TID, ME.key, "bea", None, pad], ME.sign, None), None).msg
     assert isinstance(bare, wire.Watch) and bare.cookie is None
-    with pytest.raises(WireError, match="malformed"):  # four fields, a cookie of its size
-        wire.decode(wire.encode(wire.WATCH, [TID, ME.key, "bea", b"short"], ME.sign, None), None)
+    wrongs = ([TID, ME.key, "bea", b"short", pad], [TID, ME.key, "bea", None],  # the cookie, the pad
+              [TID, ME.key, "bea", None, b""], [TID, ME.key, "bea", None, b"x" * wire.WATCH_PAD])
+    for wrong in wrongs:
+        with pytest.raises(WireError, match="malformed"):
+            wire.decode(wire.encode(wire.WATCH, wrong, ME.sign, None), None)
