@@ -56,6 +56,8 @@ def watch(target: str, name: str, passphrase: str | None, seconds: float, port: 
     ID@HOST:PORT, as for join) as a spectator: no seat, no say, only what every player sees (with
     hidden hands no card that was not shown to all). A table with a passphrase needs it."""
     log = kept_log(target)
+    if log is None and ("/" in target or target.endswith((".ctlog", ".log"))):
+        raise click.ClickException(f"no log at {target} (a table's name has no '/' and no .log ending)")
     if log is not None:
         from cardtable.cli.replay_cmd import view_log
 

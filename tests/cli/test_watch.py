@@ -132,3 +132,11 @@ def test_the_players_read_who_watches_by_a_name_without_escapes() -> None:
     came = table_words("spectator", {"name": "cy\x1b[2J", "watching": 1}, speak)
     gone = table_words("spectator_gone", {"name": "cy", "watching": 0}, speak)
     assert (came, gone) == ("cy[2J is watching (1 spectator)", "cy stopped watching (0 spectators)")
+
+
+def test_watch_a_missing_log_says_so_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as end:
+        main(["watch", str(tmp_path / "gone.ctlog")])
+    assert end.value.code == 1
+    assert capsys.readouterr().err.strip() == f"cardtable: error: no log at {tmp_path / 'gone.ctlog'} " \
+                                              "(a table's name has no '/' and no .log ending)"
