@@ -30,11 +30,13 @@ SILENCE = 6.0
 
 @dataclass
 class Spectator:
-    """The sequencer's view of one spectator: where it is, what it holds."""
+    """The sequencer's view of one spectator: where it is, what it holds, and its newest stamp
+    (``p2p/freshness.py``: a datagram of it not newer is a replay, or reordered: dropped)."""
 
     addr: Addr
     name: str
     follower: Follower
+    stamp: int = 0
 
 
 class Spectators(PeerState):
@@ -61,11 +63,11 @@ class Spectators(PeerState):
             return
         if known is None:
             f = Follower(next=1, acked=self.now)
-            self.spectators[msg.key] = Spectator(addr, msg.name, f)
+            self.spectators[msg.key] = Spectator(addr, msg.name, f, packet.stamp)
             self._event("spectator", name=msg.name, watching=len(self.spectators))
             self._replicate(msg.key, f)
-        else:
-            known.addr, known.follower.acked = addr, self.now
+        elif packet.stamp > known.stamp:
+            known.addr, known.follower.acked, known.stamp = addr, self.now, packet.stamp
 
     def _on_spectator_ok(self, msg: AppendOk, addr: Addr, packet: wire.Packet) -> None:
         """A spectator's answer: from its address, signed, of this term; it only moves its view."""
@@ -75,6 +77,10 @@ class Spectators(PeerState):
         if not packet.authentic():
             self._drop("forged")
             return
+        if packet.stamp <= watcher.stamp:
+            self._drop("replayed")
+            return
+        watcher.stamp = packet.stamp
         f = watcher.follower
         f.acked, f.tries, f.answered = self.now, 0, True
         f.outstanding = max(0, f.outstanding - 1)

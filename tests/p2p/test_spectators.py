@@ -187,3 +187,21 @@ def test_an_answer_to_a_watch_is_smaller_than_the_watch() -> None:
         out = peer.receive(smallest, ("10.9.9.8", 9998), net.now)
         assert [type(wire.decode(d, None).msg) for d, _ in out.send] == [kind]
         assert len(out.send[0][0]) < len(smallest)
+
+
+def test_a_gone_spectators_replayed_answers_do_not_keep_it() -> None:
+    """A stranger that replays a spectator's captured ``APPEND_OK``s (and its ``WATCH``) from its
+    address after it went away does not keep its slot: the spectator is dropped as if silent."""
+    net = SimNet(12)
+    net.trace = []
+    nodes = hidden_table(net, 3, 3)
+    w, spectator = watcher(net, nodes[0])
+    assert net.run(lambda: spectator.log_length > 20, limit=60)
+    captured = [d for _, src, _, d in net.trace if src == w.addr]
+    net.crash(w)
+    for _ in range(int(2 * SILENCE)):
+        for data in captured:
+            net.inject(nodes[0].addr, data, w.addr)
+        net.run_for(0.5)
+    host = nodes[0].peer
+    assert host is not None and not host.spectators and host.dropped["replayed"] > 0
