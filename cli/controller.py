@@ -460,6 +460,15 @@ class NetSession(BaseSession):
     def match(self) -> Match | None:
         return self.peer.table.match  # type: ignore[no-any-return]
 
+    def observation(self) -> dict[str, Any] | None:
+        """The seat's view; a spectator's (no seat): the public one (``cli/public_view.py``)."""
+        m = self.match()
+        if m is None or self.seat is not None:
+            return super().observation()
+        from cardtable.cli.public_view import public_observation
+
+        return public_observation(m)
+
     def phase(self) -> str:
         return "left" if self.kept or self.peer.left or self.peer.leaving else str(self.peer.table.phase)
 
@@ -503,6 +512,8 @@ class NetSession(BaseSession):
     def after_leaving(self) -> str:
         if self.keep:
             return "the match is kept for cardtable play --resume"
+        if self.peer.watching:
+            return "you stop watching; the match goes on"
         return COME_BACK
 
     def seat_holders(self) -> list[tuple[str, str]]:
@@ -535,7 +546,7 @@ class NetSession(BaseSession):
                 self._emit(Note("table", self.seat, "You leave the table; the match is kept where it stands: "
                                                     "cardtable play --resume takes it up again"))
         elif not self.peer.leaving and not self.peer.left:
-            self._emit(Note("table", self.seat, f"You leave the table: {COME_BACK}"))
+            self._emit(Note("table", self.seat, f"You leave the table: {self.after_leaving()}"))
             self.node.leave()
 
     def talks(self) -> bool:
@@ -643,7 +654,16 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     }
     if kind == "return" and seat is not None and seat == speak.me:
         return "You are back: your seat is yours again"
-    return presence_words(kind, data) or words.get(kind)
+    return presence_words(kind, data) or spectator_words(kind, data) or words.get(kind)
+
+
+def spectator_words(kind: str, data: dict[str, Any]) -> str | None:
+    """The sequencer took or dropped a spectator (``p2p/spectators.py``), by the name it gave."""
+    if kind not in ("spectator", "spectator_gone"):
+        return None
+    verb = "is watching" if kind == "spectator" else "stopped watching"
+    watching = plural(int(data.get("watching", 0)), "spectator")
+    return f"{_shown(str(data.get('name') or ''))} {verb} ({watching})"
 
 
 def presence_words(kind: str, data: dict[str, Any]) -> str | None:

@@ -18,6 +18,7 @@ from cardtable.cli.replay_cmd import replay
 from cardtable.cli.review_cmd import review
 from cardtable.cli.stats_cmd import stats
 from cardtable.cli.tournament_cmd import tournament
+from cardtable.cli.watch_cmd import watch
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,6 +39,7 @@ cli.add_command(review)
 cli.add_command(tables)
 cli.add_command(host)
 cli.add_command(join)
+cli.add_command(watch)
 cli.add_command(play)
 cli.add_command(tournament)
 cli.add_command(games)

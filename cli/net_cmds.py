@@ -374,13 +374,75 @@ def _matching(heard: list[Any], query: str) -> list[Any]:
 # --- running a peer -------------------------------------------------------------------------------
 
 
-class _Context:
+class NodeRunner:
+    """Running a peer on a UDP node with the network options (host, join and watch)."""
+
+    def __init__(self, passphrase: str | None, linger: float, port: int, discovery_port: int,
+                 broadcast: tuple[str, ...], verbose: bool):
+        self.passphrase = passphrase
+        self.linger = linger
+        self.port = port
+        self.discovery_port = discovery_port
+        self.broadcast = [b for item in broadcast for b in item.split()]
+        self.verbose = verbose
+        self.intro: Callable[[int], None] | None = None
+        self.client: Callable[[Any, Any, float], Any] | None = None  # the terminal client (no --auto)
+
+    def run(self, peer: Any, joining: bool = False) -> None:
+        digest = asyncio.run(self._run(peer, joining))
+        if digest:  # None: the player left an interactive game before its end
+            click.echo(f"digest: {digest}")
+
+    async def _run(self, peer: Any, joining: bool) -> str | None:
+        from cardtable.p2p.node import Node
+        from cardtable.p2p.table import OVER
+
+        printer = _EventPrinter(peer, self.verbose)
+        node = Node(port=self.port, discovery_port=self.discovery_port, broadcast=self.broadcast or None,
+                    passphrase=self.passphrase, on_event=printer)
+        try:
+            await node.open()
+        except OSError as err:
+            raise click.ClickException(f"cannot open UDP port {self.port or 'any'}: {err.strerror}") from None
+        if node.discovery_error is not None:
+            _say(f"warning: cannot listen on the discovery port {self.discovery_port} "
+                 f"({node.discovery_error.strerror}); beacons are still sent")
+        try:
+            if self.intro is not None:
+                self.intro(node.port)
+            node.attach(peer)
+            if joining and peer.key not in peer.table.roster.members:  # a newcomer, or back after a leave
+                if not await node.wait_for(lambda: peer.key in peer.table.roster.members, JOIN_WAIT):
+                    key = peer.pass_key
+                    why = "the table is full, started or gone"
+                    if key is not None and node.discovery.shut(key.salt, node.clock()):
+                        why = "its beacons do not open with this --passphrase (a wrong passphrase?)"
+                    elif key is not None:
+                        why += " (or the --passphrase is wrong)"
+                    raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: {why}")
+            if self.client is not None:  # the terminal client plays the seat (cli/play_cmd.py)
+                return await self.client(node, peer, self.linger)  # type: ignore[no-any-return]
+            await node.wait_for(lambda: peer.table.phase == OVER or peer.left)
+            if peer.left:
+                raise click.ClickException("left the table")
+            # Stay a little: the others may not know yet that the last entry is committed, and
+            # a majority of the table must be there for them to learn it.
+            await asyncio.sleep(self.linger)
+            assert peer.table.match is not None
+            return str(peer.table.digest())
+        finally:
+            await node.close()
+
+
+class _Context(NodeRunner):
     """What host and join share: the config dir, the options, running the peer on a node."""
 
     def __init__(self, home: Path | None, passphrase: str | None, auto: str | None, bots: str,
                  takeover: float, bot_delay: float, linger: float, port: int, discovery_port: int,
                  broadcast: tuple[str, ...], verbose: bool):
         from cardtable.p2p.node import Home, HomeBusy
+
+        super().__init__(passphrase, linger, port, discovery_port, broadcast, verbose)
 
         self.home = Home(home)
         try:
@@ -390,18 +452,10 @@ class _Context:
                 from None
         except OSError as err:
             raise click.ClickException(f"cannot use {self.home.path}: {err.strerror or err}") from None
-        self.passphrase = passphrase
         self.auto = auto
         self.bots = bots
         self.takeover = takeover
         self.bot_delay = bot_delay
-        self.linger = linger
-        self.port = port
-        self.discovery_port = discovery_port
-        self.broadcast = [b for item in broadcast for b in item.split()]
-        self.verbose = verbose
-        self.intro: Callable[[int], None] | None = None
-        self.client: Callable[[Any, Any, float], Any] | None = None  # the terminal client (no --auto)
         try:
             self.identity = self.home.identity()
         except (OSError, ValueError) as err:
@@ -469,51 +523,6 @@ class _Context:
             _say(f"joining {label} at {heard} as {name!r}")
         return Peer.joiner(self.identity, self.home.store(), table_id, contact, name, **how)
 
-    def run(self, peer: Any, joining: bool = False) -> None:
-        digest = asyncio.run(self._run(peer, joining))
-        if digest:  # None: the player left an interactive game before its end
-            click.echo(f"digest: {digest}")
-
-    async def _run(self, peer: Any, joining: bool) -> str | None:
-        from cardtable.p2p.node import Node
-        from cardtable.p2p.table import OVER
-
-        printer = _EventPrinter(peer, self.verbose)
-        node = Node(port=self.port, discovery_port=self.discovery_port, broadcast=self.broadcast or None,
-                    passphrase=self.passphrase, on_event=printer)
-        try:
-            await node.open()
-        except OSError as err:
-            raise click.ClickException(f"cannot open UDP port {self.port or 'any'}: {err.strerror}") from None
-        if node.discovery_error is not None:
-            _say(f"warning: cannot listen on the discovery port {self.discovery_port} "
-                 f"({node.discovery_error.strerror}); beacons are still sent")
-        try:
-            if self.intro is not None:
-                self.intro(node.port)
-            node.attach(peer)
-            if joining and peer.key not in peer.table.roster.members:  # a newcomer, or back after a leave
-                if not await node.wait_for(lambda: peer.key in peer.table.roster.members, JOIN_WAIT):
-                    key = peer.pass_key
-                    why = "the table is full, started or gone"
-                    if key is not None and node.discovery.shut(key.salt, node.clock()):
-                        why = "its beacons do not open with this --passphrase (a wrong passphrase?)"
-                    elif key is not None:
-                        why += " (or the --passphrase is wrong)"
-                    raise click.ClickException(f"no seat after {JOIN_WAIT:g} s: {why}")
-            if self.client is not None:  # the terminal client plays the seat (cli/play_cmd.py)
-                return await self.client(node, peer, self.linger)  # type: ignore[no-any-return]
-            await node.wait_for(lambda: peer.table.phase == OVER or peer.left)
-            if peer.left:
-                raise click.ClickException("left the table")
-            # Stay a little: the others may not know yet that the last entry is committed, and
-            # a majority of the table must be there for them to learn it.
-            await asyncio.sleep(self.linger)
-            assert peer.table.match is not None
-            return str(peer.table.digest())
-        finally:
-            await node.close()
-
 
 class _EventPrinter:
     """Peer events in words, one line each on stderr."""
@@ -562,6 +571,10 @@ class _EventPrinter:
             return f"refused: {data.get('kind')}: {data.get('reason')}"
         if kind == "chat":
             return str(data.get("line"))
+        if kind in ("spectator", "spectator_gone"):
+            from cardtable.cli.controller import spectator_words
+
+            return spectator_words(kind, data)
         if kind == "resumed":
             return f"resumed at entry {data.get('commit')}"
         if kind == "left":

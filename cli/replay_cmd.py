@@ -34,16 +34,12 @@ Examples:
 def replay(file: Path, verify: bool, view: bool) -> None:
     """Replay FILE, check every entry against the rules (and its digest or signatures), and tell
     the game in words (or, with --view, show it move by move)."""
-    data = read_log_file(file)
     if view:
-        from cardtable.cli.play_cmd import need_terminal
-        from cardtable.cli.replay_view import view as show
-
         if verify:
             raise click.UsageError("--view and --verify: give one")
-        need_terminal()
-        show(file, data)
+        view_log(file)
         return
+    data = read_log_file(file)
     if is_table_log(data):
         _replay_table(file, verify)
         return
@@ -59,6 +55,16 @@ def replay(file: Path, verify: bool, view: bool) -> None:
                                    f"({_entries(len(result.entries))} intact)")
     click.echo(f"verified: {_entries(len(result.entries))}, match over, totals {match.scores()}, "
                f"winners {match.winners()}, digest {match.digest()[:16]}")
+
+
+def view_log(file: Path) -> None:
+    """Step through the log ``file`` in the full-screen table (``replay --view``, ``watch LOG``)."""
+    from cardtable.cli.play_cmd import need_terminal
+    from cardtable.cli.replay_view import view as show
+
+    data = read_log_file(file)
+    need_terminal()
+    show(file, data)
 
 
 def _entries(n: int) -> str:

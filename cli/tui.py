@@ -162,7 +162,7 @@ class TableApp(App[str | None]):
             cfg = obs["config"]
             game = "SOLO " + cfg.get("edition", "") if obs["game"] == "solo" else "SCOUT"
             text = (f"cardtable · {game}, {obs['players']} players · round {obs['round'] + 1}"
-                    f" · you are seat {c.seat}")
+                    + (f" · you are seat {c.seat}" if c.seat is not None else " · watching"))
         self.query_one("#title", Static).update(f"[b]{escape(text)}[/b]")
 
     def _render_players(self) -> None:
@@ -230,6 +230,9 @@ class TableApp(App[str | None]):
         widget = self.query_one("#hand", Static)
         if obs is None:
             widget.update("")
+            return
+        if self.controller.seat is None:
+            widget.update("(you are watching: no seat, no hand)")
             return
         hand = obs["hand"]
         if obs["game"] == "solo":

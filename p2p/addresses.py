@@ -60,7 +60,7 @@ class Addresses(PeerState):
 
     def _on_probe(self, msg: Probe, addr: Addr) -> None:
         """Answer a probe from where it came; take an answer to one of ours (the new address)."""
-        if not msg.answer and self._on_cookie(msg, addr) and not self.log:
+        if not msg.answer and self._on_cookie(msg, addr) and (not self.log or self.watching):
             return  # a newcomer's cookie; one coming back with its log also answers: the probe may be
             # the sequencer's, asking whether this is its new address (its join may be in already)
         if not msg.answer:

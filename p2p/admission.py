@@ -13,6 +13,9 @@ term is looked at:
   known, whoever answers from the address the peer itself contacted (a round trip);
 - ``ASKING``: a ``JOIN`` from a non-member: handled by the lobby (``p2p.lobby``), which
   never records anything about it until its join is in the log;
+- ``WATCHER``: a spectator's ``APPEND_OK`` to the sequencer that keeps it (``p2p/spectators.py``:
+  it moves nothing but the spectator's own view); a spectator's ``WATCH`` is ``ASKING``, as it
+  passes the same door;
 - ``STRANGER``: anything else; dropped as ``not a member``. That includes a key this log
   says never joined, left or was evicted, whatever it signs and whatever entries it carries
   (its own authentic ``join`` entry included): a peer that holds a log takes an ``APPEND``
@@ -28,13 +31,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from cardtable.p2p import wire
-from cardtable.p2p.wire import AppendOk, Join, Propose
+from cardtable.p2p.wire import AppendOk, Join, Propose, Watch
 
 if TYPE_CHECKING:
     from cardtable.p2p.peer import Addr, Peer
 
 MEMBER: Final = "member"
 ASKING: Final = "asking"
+WATCHER: Final = "watcher"
 STRANGER: Final = "stranger"
 
 MAX_TERM_STEP = 2**20
@@ -48,6 +52,10 @@ def speaker(peer: Peer, msg: wire.Message, addr: Addr) -> str:
     members = peer.roster.members
     if isinstance(msg, Join):
         return MEMBER if msg.key in members else ASKING
+    if isinstance(msg, Watch):
+        return ASKING
+    if isinstance(msg, AppendOk) and msg.key in peer.spectators and msg.key not in members:
+        return WATCHER
     if isinstance(msg, Propose):
         return MEMBER if msg.key in members else STRANGER
     if not peer.log:  # no log yet: only the sequencer it was sent to, where it was sent

@@ -44,7 +44,7 @@ class Chain(PeerState):
     def _tell_head(self, match: int) -> None:
         """After an APPEND taken: compare what others told, and tell the next follower."""
         self._compare_heads()
-        if not match or self.head_told == (match, self._hash_at(match)):
+        if not match or self.watching or self.head_told == (match, self._hash_at(match)):
             return
         nxt = self._ring_next()
         if nxt is None:

@@ -122,12 +122,7 @@ class Membership(PeerState):
         back = self._coming_back(msg.key)
         if not (self.roster.open or back) or not self._may_change_members():
             return  # a full or started table: its beacon says so
-        if not self.door.valid(msg.cookie, msg.key, addr, self.now):
-            if self.door.may_answer(msg.key, addr, self.now):
-                cookie = self.door.cookie(msg.key, addr, self.now)
-                self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
-            else:
-                self._drop("busy")
+        if not self._cookie_passed(msg.key, msg.cookie, addr):
             return
         if not packet.authentic():
             self._drop("forged")
@@ -148,6 +143,18 @@ class Membership(PeerState):
             self.seen.check(msg.key, packet.stamp)  # a member now: this JOIN replayed is a replay
             self._learn_addr(msg.key, addr)  # a member now: the log says so
 
+    def _cookie_passed(self, key: bytes, cookie: bytes | None, addr: Addr) -> bool:
+        """The lobby's door (``p2p/lobby.py``): whether ``cookie`` is the one for ``key`` at
+        ``addr``; if not, the cookie goes to ``addr`` (at most once a tick per source)."""
+        if self.door.valid(cookie, key, addr, self.now):
+            return True
+        if self.door.may_answer(key, addr, self.now):
+            cookie = self.door.cookie(key, addr, self.now)
+            self._send(self._msg(wire.PROBE, [self.table_id, self.key, cookie, False]), addr)
+        else:
+            self._drop("busy")
+        return False
+
     def _coming_back(self, key: bytes) -> bool:
         """Whether ``key`` left this table after the lobby and its seat is still kept for it (by
         the whole log and the committed table): only that key may take the seat back."""
@@ -159,6 +166,10 @@ class Membership(PeerState):
     def _on_cookie(self, msg: Probe, addr: Addr) -> bool:
         """A joiner's side of the lobby's door: a probe before it holds a log is the
         sequencer's cookie; the join goes again, with it, to where the cookie came from."""
+        if self.watching:
+            self.cookie = msg.nonce
+            self._on_watch_cookie(addr)
+            return True
         if not (self.queue and self.queue[0].payload[0] == "join" and self.key not in self.roster.members):
             return False
         self.cookie = msg.nonce
@@ -173,6 +184,8 @@ class Membership(PeerState):
             self.contacts = [self.contact]
             if self.queue and self.queue[0].payload[0] == "join":
                 self._send_head()
+            elif self.watching:
+                self._on_watch_cookie(self.contact)
 
     def _say_hello(self) -> None:
         """A restarted peer tells the members where it is now (a JOIN without a proposal)."""

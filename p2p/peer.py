@@ -22,7 +22,9 @@ API notes beyond the contract (for the adapter):
   own proposals was refused by the rules: index, kind, reason), ``resumed`` (commit index),
   ``left``, ``equivocation`` (a sequencer proved to show two histories: key, seat, term,
   index), ``rewound`` (entries from index on were another history and are undone),
-  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term).
+  ``censored`` (a sequencer left a proposal out: key, seat, the seat left out, term),
+  ``spectator`` and ``spectator_gone`` (the sequencer took or dropped a spectator: name, how
+  many watch now; ``p2p/spectators.py``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from cardtable.p2p.peer_state import (
 from cardtable.p2p.proposals import Own, Proposals, Witnessed
 from cardtable.p2p.replication import Follower, Replication
 from cardtable.p2p.roundtrip import RoundTrips
+from cardtable.p2p.spectators import Spectator, Spectators
 from cardtable.p2p.store import Store
 from cardtable.p2p.table import BOT, LOBBY, PLAYING, Roster, TableState
 from cardtable.p2p.wire import (
@@ -73,6 +76,7 @@ from cardtable.p2p.wire import (
     Secret,
     Vote,
     VoteAsk,
+    Watch,
     WireError,
 )
 
@@ -119,7 +123,8 @@ class Timeouts:
     bot_delay: float = 0.8
 
 
-class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Addresses, Membership):
+class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Addresses, Membership,
+           Spectators):
     """One player's replica of a table; see the module docstring and docs/protocol.md.
 
     Its parts, one per concern, are listed in ``p2p/peer_state.py``; this class holds the
@@ -160,6 +165,10 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         self.probes: dict[bytes, tuple[Addr, bytes, float]] = {}  # member -> (new address, nonce, sent)
         self.heard: dict[bytes, float] = {}
         self.followers: dict[bytes, Follower] = {}
+        self.spectators: dict[bytes, Spectator] = {}
+        self.watching = False
+        self.watch_at = now
+        self.watch_tries = 0
         self.pair_keys: dict[tuple[bytes, bytes], bytes | None] = {}  # (table, member): heartbeat key
         self.round_trips = RoundTrips(timeouts.resend, timeouts.resend_max)
         self.votes: set[bytes] = set()
@@ -322,6 +331,23 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
             peer._propose(["join", peer.name])
         return peer
 
+    @classmethod
+    def spectator(cls, identity: Identity, store: Store, table_id: bytes, contact: Addr, name: str, *,
+                  now: float, seed: bytes, passphrase: str | None = None, timeouts: Timeouts = Timeouts(),
+                  sequencer: bytes | None = None, contacts: list[Addr] | None = None) -> Peer:
+        """Watch the table ``table_id`` through ``contact`` without a seat (``p2p/spectators.py``);
+        ``sequencer`` and ``contacts`` as for ``joiner``. ``store`` holds the log it is sent."""
+        peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=BOT_DEFAULT, auto=None,
+                   timeouts=timeouts)
+        peer.table_id = bytes(table_id)
+        peer.pass_key = seal.for_table(passphrase, peer.table_id)
+        peer.name = name[: wire.MAX_NAME]
+        peer.watching = True
+        peer.contact, peer.sponsor = contact, sequencer
+        peer.contacts = [contact] + [c for c in contacts or [] if c != contact][:3]
+        peer.amnesiac = True
+        return peer
+
     # --- the public surface ----------------------------------------------------------------------
     def receive(self, datagram: bytes, addr: Addr, now: float) -> Output:
         self._begin(now)
@@ -378,8 +404,12 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         return self._finish()
 
     def leave(self, now: float) -> Output:
-        """Give up the seat for good (a computer player takes it); see ``left``."""
+        """Give up the seat for good (a computer player takes it); see ``left``. A spectator
+        just stops (``left`` at once; the sequencer drops it once it is silent)."""
         self._begin(now)
+        if self.watching:
+            self._go_away()
+            return self._finish()
         self.leaving = True
         self.queue = [o for o in self.queue if o.payload[0] != "join"]
         if self.key in self.roster.members and not self._queued("leave"):
@@ -519,9 +549,16 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         if speaker is admission.STRANGER:
             self._drop("not a member")
             return
-        if speaker is admission.ASKING:  # a non-member's JOIN: the cookie before any signature
-            assert isinstance(msg, Join)
-            self._on_asking(msg, addr, packet)
+        if speaker is admission.ASKING:  # a non-member's JOIN or WATCH: the cookie before any signature
+            if isinstance(msg, Watch):
+                self._on_watch(msg, addr, packet)
+            else:
+                assert isinstance(msg, Join)
+                self._on_asking(msg, addr, packet)
+            return
+        if speaker is admission.WATCHER:
+            assert isinstance(msg, AppendOk)
+            self._on_spectator_ok(msg, addr, packet)
             return
         if isinstance(msg, Secret):
             self._on_secret(msg)
@@ -595,6 +632,9 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
                 self._beacon()
             self._sequencer_timeouts()
             return
+        if self.watching:
+            self._watch_tick()
+            return
         if now >= self.election_at and self._may_elect():
             self._start_election()
             return
@@ -621,8 +661,11 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]
             times += self._sequencer_deadlines()
+            times += self._spectators_due()
             if self._bots_due() and self.applied_at + t.bot_delay > self.now:
                 times.append(self.applied_at + t.bot_delay)  # the computer players' turn to think
+        elif self.watching:
+            times.append(self._watch_deadline())
         else:
             if self._may_elect():
                 times.append(self.election_at)

@@ -12,6 +12,7 @@ here so that each part can be read and type-checked alone):
 - ``p2p/elections.py``: terms, votes, becoming and stepping down as sequencer;
 - ``p2p/chain.py``: heads compared between members, equivocation proved, forks undone;
 - ``p2p/addresses.py``: the address book: learning addresses, probes;
+- ``p2p/spectators.py``: machines that watch without a seat, both sides;
 - ``p2p/proposals.py``: this peer's own proposals, and the sequencer putting proposals in
   the log;
 - ``p2p/driving.py``: committed entries applied to the table and the events they raise,
@@ -39,9 +40,10 @@ if TYPE_CHECKING:
     from cardtable.p2p.proposals import Own, Witnessed
     from cardtable.p2p.replication import Follower
     from cardtable.p2p.roundtrip import RoundTrips
+    from cardtable.p2p.spectators import Spectator
     from cardtable.p2p.store import Store
     from cardtable.p2p.table import Applied, Roster, TableState
-    from cardtable.p2p.wire import Append, Entry, Probe, Proposal, Witness
+    from cardtable.p2p.wire import Append, AppendOk, Entry, Probe, Proposal, Witness
 
 Addr = tuple[str, int]
 BROADCAST: Addr = ("<broadcast>", 0)
@@ -123,6 +125,10 @@ class PeerState:
     amnesiac: bool
     # replication (the sequencer's view of each follower)
     followers: dict[bytes, Follower]
+    spectators: dict[bytes, Spectator]  # the sequencer's spectators (p2p/spectators.py)
+    watching: bool  # this peer is a spectator
+    watch_at: float  # when it may ask for the log again
+    watch_tries: int
     pair_keys: dict[tuple[bytes, bytes], bytes | None]  # (table, member): heartbeat key
     round_trips: RoundTrips  # how long to wait for each member's answer
     # addresses and freshness
@@ -200,6 +206,13 @@ class PeerState:
         def _leader_commit(self) -> None: ...
         def _track_followers(self) -> list[bytes]: ...
         def _replicate(self, key: bytes, f: Follower) -> None: ...
+        def _took_answer(self, f: Follower, msg: AppendOk) -> bool: ...
+        def _take_as_lost(self, f: Follower) -> None: ...
+        def _due(self, key: bytes, f: Follower) -> float: ...
+        def _feed_spectators(self) -> None: ...
+        def _on_watch_cookie(self, addr: Addr) -> None: ...
+        def _cookie_passed(self, key: bytes, cookie: bytes | None, addr: Addr) -> bool: ...
+        def _member_addrs(self) -> list[Addr]: ...
         def _pair_key(self, key: bytes) -> bytes | None: ...
         def _backoff(self, tries: int, key: bytes | None = None) -> float: ...
         def _set_term(self, term: int, vote: bytes | None) -> None: ...

@@ -68,6 +68,8 @@ class Proposals(PeerState):
 
     def _propose(self, payload: list[Any]) -> None:
         assert self.table_id is not None
+        if self.watching:
+            return  # a spectator proposes nothing (p2p/spectators.py)
         decoded = Proposal(self.table_id, self.key, self.incarnation, self.next_seq, payload)
         proposal = decoded.pack()
         sig = self.identity.sign(wire.proposal_signed(proposal))

@@ -204,12 +204,18 @@ class Replication(PeerState):
             f.acked, self.telling[msg.key] = self.now, self.now + self.timeouts.election[1]
         if self.role != LEADER or msg.term != self.term or f is None:
             return
-        match = min(msg.match, len(self.log))
-        success = msg.success and self._same_chain(msg.key, match, msg.head)
         if f.outstanding == 1 and not f.tries:  # the one APPEND in flight, sent once: a clean sample
             self.round_trips.sample(msg.key, self.now - f.sent)
         elif f.tries:
             self.round_trips.ambiguous()
+        if self._took_answer(f, msg):
+            self._leader_commit()
+
+    def _took_answer(self, f: Follower, msg: AppendOk) -> bool:
+        """Follow a replica's (or a spectator's) answer in its view ``f``: whether it holds
+        this log up to its ``match``."""
+        match = min(msg.match, len(self.log))
+        success = msg.success and self._same_chain(msg.key, match, msg.head)
         f.acked, f.tries, f.answered = self.now, 0, True
         f.outstanding = max(0, f.outstanding - 1)
         if not f.outstanding:  # everything sent has arrived (a guess when datagrams are duplicated)
@@ -221,13 +227,13 @@ class Replication(PeerState):
             f.next = max(f.next, f.match + 1)
             if not f.outstanding and f.match < len(self.log):
                 f.next = f.match + 1  # all answered, yet some entries sent did not stick: again
-            self._leader_commit()
         else:  # its log is shorter or differs from ``match`` on (it may even have lost its store)
             if msg.success:  # it holds as many entries, but another chain: back below the last try
                 match = max(min(match, f.base) - 1, 0)
             f.match = min(f.match, match)
             f.next = min(f.next, match + 1)
             f.base = min(f.base, match)
+        return success
 
     def _same_chain(self, key: bytes, index: int, head: bytes) -> bool:
         """Whether a member's answer names this log's own chain hash at ``index``."""
@@ -274,11 +280,16 @@ class Replication(PeerState):
                 continue
             if self.now < self._due(key, f):
                 continue
-            if f.outstanding and not self._news(f):  # no answer in time: take what is in flight as lost
-                f.tries, f.outstanding, f.addrs_sent = f.tries + 1, 0, None
-                if f.match < len(self.log):
-                    f.next = max(f.match, f.base) + 1
+            self._take_as_lost(f)
             self._replicate(key, f)
+        self._feed_spectators()
+
+    def _take_as_lost(self, f: Follower) -> None:
+        """Due again with no answer in time and nothing new: what is in flight is lost."""
+        if f.outstanding and not self._news(f):
+            f.tries, f.outstanding, f.addrs_sent = f.tries + 1, 0, None
+            if f.match < len(self.log):
+                f.next = max(f.match, f.base) + 1
 
     def _news(self, f: Follower) -> bool:
         """Whether there is something new for ``f`` that may go at once: entries (within the
@@ -294,7 +305,7 @@ class Replication(PeerState):
     def _due(self, key: bytes, f: Follower) -> float:
         """When the next APPEND to ``f`` is due: news at once; a resend when the last one is
         unanswered; otherwise a heartbeat."""
-        if key not in self.addrs:
+        if key not in self.addrs and key not in self.spectators:
             return f.sent + self.timeouts.heartbeat
         if self._news(f):
             return self.now
@@ -318,7 +329,8 @@ class Replication(PeerState):
         return self.round_trips.timeout(key) * (1 if tries < 3 else 2)
 
     def _replicate(self, key: bytes, f: Follower) -> None:
-        addr = self.addrs.get(key)
+        watcher = self.spectators.get(key)
+        addr = watcher.addr if watcher is not None else self.addrs.get(key)
         if addr is None:
             f.sent = self.now  # nowhere to send yet: try again at the next heartbeat
             return

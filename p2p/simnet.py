@@ -102,6 +102,14 @@ class SimNet:
         self.start(node, peer)
         return peer
 
+    def watch(self, node: Node, table_id: bytes, contact: Addr, **kw: Any) -> Peer:
+        """A spectator (``Peer.spectator``): no seat, the log only."""
+        kw.setdefault("timeouts", self.timeouts)
+        peer = Peer.spectator(node.identity, node.store, table_id, contact, node.name, now=self.now,
+                              seed=self.peer_seed(node), **kw)
+        self.start(node, peer)
+        return peer
+
     def resume(self, node: Node, **kw: Any) -> Peer:
         kw.setdefault("timeouts", self.timeouts)
         peer = Peer.resume(node.identity, node.store, now=self.now, seed=self.peer_seed(node), **kw)

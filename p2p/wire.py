@@ -16,7 +16,8 @@ member. Wire 5 adds hidden hands (docs/hidden-hands.md): ``SECRET`` (type 12, me
 sealed with the pair key of the two; ``Secret``) and the log payloads ``deal``, ``deck``, ``keys``,
 ``seed`` and ``fault`` (``HIDDEN_KINDS``), and a fifth ``create`` field, the deal (``open`` or
 ``hidden``), the talk: the log payloads ``say`` and ``emote`` (``p2p/chat.py``), and the host's
-lobby controls and the rematch: ``start``, ``free``, ``options``, ``rematch`` (``p2p/hosting.py``).
+lobby controls and the rematch: ``start``, ``free``, ``options``, ``rematch`` (``p2p/hosting.py``),
+and ``WATCH`` (type 13: a spectator asks for the log, ``p2p/spectators.py``).
 Decoding raises ``WireError`` (its ``reason`` names the drop counter) for anything malformed;
 it never verifies signatures itself: ``Packet.authentic`` does, so that cheap checks can come
 first.
@@ -52,6 +53,10 @@ MAX_INT = 2**63 - 1
 
 BEACON, JOIN, PROPOSE, APPEND, APPEND_OK, VOTE_ASK, VOTE, REDIRECT, HEARTBEAT, PROBE, HEAD = range(1, 12)
 SECRET = 12
+WATCH = 13  # a spectator asks the sequencer for the log (p2p/spectators.py)
+WATCH_PAD = 256
+"""The zero bytes a ``WATCH`` carries: it is bigger than any answer to it (a cookie, a redirect),
+so a stranger's forged source address is sent fewer bytes than the stranger sends."""
 HIDDEN_KINDS = ("deal", "deck", "keys", "seed", "fault")
 """Log payload kinds of hidden hands (checked by ``p2p/hidden/payloads.py``)."""
 DEALS = ("open", "hidden")
@@ -426,6 +431,17 @@ class Join:
 
 
 @dataclass(frozen=True, slots=True)
+class Watch:
+    """A spectator asks to be sent the log (``p2p/spectators.py``); ``cookie`` as a join's; a
+    fifth field on the wire, ``WATCH_PAD`` zero bytes, makes it bigger than any answer."""
+
+    table_id: bytes
+    key: bytes
+    name: str
+    cookie: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Propose:
     table_id: bytes
     proposal: bytes
@@ -551,7 +567,8 @@ class Secret:
     body: bytes
 
 
-Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect | Probe | Head | Secret
+Message = Beacon | Join | Propose | Append | AppendOk | VoteAsk | Vote | Redirect | Probe | Head | Secret \
+    | Watch
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,6 +603,8 @@ def _fields(kind: int, f: list[Any]) -> Message:
     if kind == JOIN and len(f) == 7:
         return Join(tid, key, _int(f[2]), _str(f[3], MAX_NAME), _opt(f[4], _blob),
                     _opt(f[5], lambda v: _bytes(v, SIG_BYTES)), _opt(f[6], lambda v: _bytes(v, NONCE_BYTES)))
+    if kind == WATCH and len(f) == 5 and _bytes(f[4], WATCH_PAD) == bytes(WATCH_PAD):
+        return Watch(tid, key, _str(f[2], MAX_NAME), _opt(f[3], lambda v: _bytes(v, NONCE_BYTES)))
     if kind == APPEND and len(f) == 8:
         entries = tuple(entry_from_list(e) for e in _list(f[6], 0, 64))
         addrs = tuple(_addr(a) for a in _list(f[7], 0, MAX_SEATS))
@@ -621,7 +640,7 @@ def _decode(data: bytes, key: seal.Seal | None) -> Packet:
     if not isinstance(body, list) or not body or type(body[0]) is not int:
         raise WireError("malformed")
     kind = body[0]
-    if not BEACON <= kind <= SECRET:
+    if not BEACON <= kind <= WATCH:
         raise WireError("unknown type")
     if kind == SECRET:
         _list(body, 7, 7)

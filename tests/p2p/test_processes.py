@@ -69,12 +69,13 @@ class Procs:
         self.workdir, self.env = workdir, env
         self.all: list[Proc] = []
 
-    def start(self, name: str, argv: Sequence[str], prefix: Sequence[str] = ()) -> Proc:
+    def start(self, name: str, argv: Sequence[str], prefix: Sequence[str] = (),
+              stdin: int = subprocess.DEVNULL) -> Proc:
         n = len(self.all)
         out, err = self.workdir / f"{n}-{name}.out", self.workdir / f"{n}-{name}.err"
         with open(out, "wb") as fo, open(err, "wb") as fe:
             popen = subprocess.Popen([*prefix, *argv], cwd=ROOT, env=self.env, stdout=fo, stderr=fe,
-                                     stdin=subprocess.DEVNULL)
+                                     stdin=stdin)
         proc = Proc(name, popen, out, err)
         self.all.append(proc)
         return proc
@@ -240,3 +241,19 @@ def test_a_player_who_left_joins_again_and_gets_the_seat_back(procs: Procs, tmp_
     assert "coming back to table 'back-table'" in back.err and "takes no new players" not in back.err
     assert "kept the previous table log" not in back.err  # its kept log is used again
     assert "j0 is back" in host.err and "j0 is back" in other.err
+
+
+def test_watch_a_table_of_real_processes_in_line_mode(procs: Procs, tmp_path: Path) -> None:
+    """``cardtable watch NAME --plain`` follows a table from its lobby to its end as a spectator: the
+    moves in words, no seat, and the players' digest (its stdin stays open: end of input quits)."""
+    common = ["--auto", "random", "--bot-delay", "0.1", "--linger", "1"]
+    host = procs.cardtable("host", "host", "scout", "--name", "den", "--players", "3", "--cpu", "1",
+                           "--home", str(tmp_path / "h"), *common)
+    wait_until(lambda: "waiting for" in host.err, 30, "the table")
+    watcher = procs.start("watch", [*CARDTABLE, "watch", "den", "--plain"], stdin=subprocess.PIPE)
+    wait_until(lambda: "watching table 'den'" in watcher.err, 30, "the spectator")
+    join = procs.cardtable("join", "join", "den", "--home", str(tmp_path / "j"), *common)
+    assert host.wait(120) == 0 and join.wait(60) == 0, host.err + join.err
+    assert watcher.wait(60) == 0, watcher.err
+    assert watcher.digest() == host.digest() == join.digest()
+    assert "match over" in watcher.out.lower() and "your turn" not in watcher.out

@@ -136,7 +136,7 @@ def test_a_secret_decodes_to_its_sender_and_receiver_and_hidden_payloads_are_che
     with pytest.raises(WireError, match="malformed"):  # a secret is seven fields
         wire.decode(wire.frame(wire.pack([wire.SECRET, TID, ME.key]), None), None)
     with pytest.raises(WireError, match="unknown type"):
-        wire.decode(wire.frame(wire.pack([wire.SECRET + 1, TID, ME.key]), None), None)
+        wire.decode(wire.frame(wire.pack([wire.WATCH + 1, TID, ME.key]), None), None)
     wire.check_payload(["seed", 0, b"s" * 32])
     wire.check_payload(["create", "t", {"game": "scout", "players": 2}, 0, "hidden"])
     for bad in (["seed", 1], ["deck", 0, 1, b"x"], ["keys", 1, "show:0", b"y" * 3],
@@ -223,3 +223,17 @@ def test_arbitrary_msgpack_bodies_only_raise_wire_errors(kind: int, inner: objec
         assert not packet.authentic()
         if isinstance(packet.msg, wire.Heartbeat):
             assert not packet.msg.authentic(b"k" * 32, TID)
+
+
+def test_a_watch_round_trips_and_a_wrong_one_is_malformed() -> None:
+    pad = bytes(wire.WATCH_PAD)
+    data = wire.encode(wire.WATCH, [TID, ME.key, "bea", b"c" * wire.NONCE_BYTES, pad], ME.sign, None, 3)
+    packet = wire.decode(data, None)
+    assert packet.msg == wire.Watch(TID, ME.key, "bea", b"c" * wire.NONCE_BYTES) and packet.authentic()
+    bare = wire.decode(wire.encode(wire.WATCH, [TID, ME.key, "bea", None, pad], ME.sign, None), None).msg
+    assert isinstance(bare, wire.Watch) and bare.cookie is None
+    wrongs = ([TID, ME.key, "bea", b"short", pad], [TID, ME.key, "bea", None],  # the cookie, the pad
+              [TID, ME.key, "bea", None, b""], [TID, ME.key, "bea", None, b"x" * wire.WATCH_PAD])
+    for wrong in wrongs:
+        with pytest.raises(WireError, match="malformed"):
+            wire.decode(wire.encode(wire.WATCH, wrong, ME.sign, None), None)
