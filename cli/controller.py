@@ -639,7 +639,6 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     words = {
         "seated": f"You are seated: your seat number is {seat}",
         "started": "The shuffle is agreed: the match starts",
-        "new_match": "Everyone agreed to a rematch: the same seats play again",
         "takeover": f"{who} is silent: a computer player plays for now",
         "forfeit": f"{who} goes to a computer player (no seed share)",
         "left": "The table has your leave: you are out",
@@ -1073,6 +1072,8 @@ class Controller:
         elif note.kind == "match_end":
             self.summary = self.match_summary()
             self._say(self.summary)
+        elif note.kind == "new_match":  # a rematch: the last match's summary is over
+            self.summary = ""
         for callback in list(self._listeners):
             callback()
 

@@ -488,3 +488,11 @@ def test_a_table_line_that_starts_with_a_players_name_keeps_the_name_as_written(
     assert words(left, 0, names) == "bea left: a computer player plays the seat until bea is back"
     assert words(Note("table", None, "the shuffle is agreed"), 0, names) == "The shuffle is agreed"
     assert words(Note("table", None, "beacons go out"), 0, names) == "Beacons go out"  # not a name
+
+
+def test_a_rematch_clears_the_last_matchs_summary() -> None:
+    match = Match(SoloConfig(players=3), b"rematch")
+    c = Controller(LocalSession(match, 0, "heuristic"))
+    c.summary = "Match over after 1 round. Won by you."
+    c._on_note(Note("new_match", None, "everyone agreed: match 2 begins with the same seats and options"))
+    assert c.summary == ""

@@ -96,7 +96,7 @@ def test_plain_rematch_needs_both_and_then_plays_again() -> None:
     assert net.run(lambda: all(p.table.match_no == 1 for p in net.peers()) and all_over(net), limit=600)
     for plain in plains:
         plain.poll()
-    assert any("Everyone agreed to a rematch" in line for line in outs[1].getvalue().splitlines())
+    assert any("Everyone agreed: match 2 begins" in line for line in outs[1].getvalue().splitlines())
 
 
 def test_a_setting_is_checked_before_it_is_sent() -> None:
