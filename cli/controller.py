@@ -550,7 +550,7 @@ class NetSession(BaseSession):
             self.node.leave()
 
     def talks(self) -> bool:
-        return not self.keep
+        return not self.keep and not self.peer.watching  # a spectator is no member: the table hears it not
 
     def talk(self, text: str) -> str | None:
         text = text.strip()

@@ -71,12 +71,16 @@ def test_a_spectators_table_shows_the_players_and_no_hand_and_takes_no_move() ->
             for widget in ("title", "players", "hand"):
                 seen[widget] = str(app.query_one(f"#{widget}", Static).render())
             seen["refused"] = str(session.propose("flip"))
+            keys = {b.binding.description for b in app.screen.active_bindings.values()
+                    if app.check_action(b.binding.action, ())}
+            seen["talk"] = str("Talk" in keys)
 
     asyncio.run(scenario())
     assert seen["title"].endswith("· watching")
     assert seen["hand"] == "(you are watching: no seat, no hand)"
     assert all(f"p{i}" in seen["players"] for i in range(3)) and "you" not in seen["players"]
     assert seen["refused"] != "None" and not spectator.queue
+    assert seen["talk"] == "False"  # a spectator is no member: the footer offers no talk
     obs = session.observation()
     assert obs is not None and obs["hand"] == []
 
