@@ -89,32 +89,17 @@ class SimNet:
         return hashlib.sha256(f"simnet/{self.seed}/{node.name}/{node.restarts}".encode()).digest()
 
     def host(self, node: Node, config: Any, cpu_seats: int, **kw: Any) -> Peer:
-        kw.setdefault("timeouts", self.timeouts)
-        peer = Peer.host(node.identity, node.store, config, node.name, cpu_seats, now=self.now,
-                         seed=self.peer_seed(node), **kw)
-        self.start(node, peer)
-        return peer
+        return self._launch(node, Peer.host, config, node.name, cpu_seats, **kw)
 
     def join(self, node: Node, table_id: bytes, contact: Addr, **kw: Any) -> Peer:
-        kw.setdefault("timeouts", self.timeouts)
-        peer = Peer.joiner(node.identity, node.store, table_id, contact, node.name, now=self.now,
-                           seed=self.peer_seed(node), **kw)
-        self.start(node, peer)
-        return peer
+        return self._launch(node, Peer.joiner, table_id, contact, node.name, **kw)
 
     def watch(self, node: Node, table_id: bytes, contact: Addr, **kw: Any) -> Peer:
         """A spectator (``Peer.spectator``): no seat, the log only."""
-        kw.setdefault("timeouts", self.timeouts)
-        peer = Peer.spectator(node.identity, node.store, table_id, contact, node.name, now=self.now,
-                              seed=self.peer_seed(node), **kw)
-        self.start(node, peer)
-        return peer
+        return self._launch(node, Peer.spectator, table_id, contact, node.name, **kw)
 
     def resume(self, node: Node, **kw: Any) -> Peer:
-        kw.setdefault("timeouts", self.timeouts)
-        peer = Peer.resume(node.identity, node.store, now=self.now, seed=self.peer_seed(node), **kw)
-        self.start(node, peer)
-        return peer
+        return self._launch(node, Peer.resume, **kw)
 
     def rejoin(self, node: Node, table_id: bytes, contact: Addr, **kw: Any) -> Peer:
         """Come back with an empty store (the old one is lost)."""
@@ -123,9 +108,13 @@ class SimNet:
 
     def come_back(self, node: Node, contact: Addr, **kw: Any) -> Peer:
         """Sit down again from the kept store at a table this node left (``Peer.come_back``)."""
+        return self._launch(node, Peer.come_back, contact, **kw)
+
+    def _launch(self, node: Node, make: Callable[..., Peer], *args: Any, **kw: Any) -> Peer:
+        """Start ``node``'s next peer with ``make`` (a ``Peer`` constructor), its identity and store
+        first, the simulation's clock, a fresh seed and (unless given) the simulation's timeouts."""
         kw.setdefault("timeouts", self.timeouts)
-        peer = Peer.come_back(node.identity, node.store, contact, now=self.now, seed=self.peer_seed(node),
-                              **kw)
+        peer = make(node.identity, node.store, *args, now=self.now, seed=self.peer_seed(node), **kw)
         self.start(node, peer)
         return peer
 

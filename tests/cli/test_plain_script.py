@@ -25,6 +25,17 @@ def run_script(tmp_path: Path, *extra: str) -> tuple[list[str], list[str], int]:
     return proc.stdout.splitlines(), proc.stderr.splitlines(), proc.returncode
 
 
+def kept_play_log(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A ``play`` match (SOLO, 3 players, seed 7) whose person draws and keeps, then leaves: its
+    kept log, and the environment that home was made with."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CARDTABLE_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([*CARDTABLE, "play", "solo", "--plain", "--players", "3", "--seed", "7", "--bots",
+                           "heuristic", "--bot-delay", "0.1"], cwd=ROOT, env=env, input="draw\nkeep\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "home" / "play" / "table.log", env
+
+
 @pytest.mark.parametrize("network", [False, True], ids=["no-network", "loopback"])
 def test_a_piped_script_plays_its_lines_as_its_turns_come(tmp_path: Path, network: bool) -> None:
     out, err, code = run_script(tmp_path, *([] if network else ["--no-network"]))

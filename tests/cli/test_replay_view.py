@@ -4,9 +4,7 @@ move, forward and back; every hand only for a full-knowledge log."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,7 @@ from textual.widgets import OptionList, Static
 from cardtable.cli.replay_view import Frames, ReplayApp, load_frames
 from cardtable.engine.match import Match
 from tests.cli.test_match_cli import run
-from tests.cli.test_plain_script import CARDTABLE, ROOT
+from tests.cli.test_plain_script import kept_play_log
 
 
 @pytest.fixture(scope="module")
@@ -130,12 +128,7 @@ def test_a_log_without_the_deal_shows_only_the_public_view(match_log: Path) -> N
 
 
 def test_a_kept_play_table_log_views_with_the_seat_names(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CARDTABLE_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([*CARDTABLE, "play", "solo", "--plain", "--players", "3", "--seed", "7", "--bots",
-                           "heuristic", "--bot-delay", "0.1"], cwd=ROOT, env=env, input="draw\nkeep\n",
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    log = tmp_path / "home" / "play" / "table.log"
+    log, _ = kept_play_log(tmp_path)
     frames = frames_of(log)
     assert frames.names == ["you", "cpu 1", "cpu 2"] and frames.full_knowledge
     assert "draw" in [action for seat, action in frames.moves if seat == 0]

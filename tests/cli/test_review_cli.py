@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -17,7 +16,7 @@ from cardtable.cli.controller import Controller, LocalSession
 from cardtable.cli.main import main
 from cardtable.cli.plain import HELP, PlainClient
 from tests.cli.test_match_cli import run
-from tests.cli.test_plain_script import CARDTABLE, ROOT
+from tests.cli.test_plain_script import CARDTABLE, ROOT, kept_play_log
 
 pytest.importorskip("cardtable.ai._search")
 
@@ -96,12 +95,7 @@ def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_kept_play_table_is_reviewed_for_your_seat(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CARDTABLE_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([*CARDTABLE, "play", "solo", "--plain", "--players", "3", "--seed", "7", "--bots",
-                           "heuristic", "--bot-delay", "0.1"], cwd=ROOT, env=env, input="draw\nkeep\n",
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    log = tmp_path / "home" / "play" / "table.log"
+    log, env = kept_play_log(tmp_path)
     proc = subprocess.run([*CARDTABLE, "review", str(log), "--round", "1", "--level", "fast"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
