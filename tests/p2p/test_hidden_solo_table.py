@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from cardtable.engine import solo
+from cardtable.p2p.hidden import payloads
+from cardtable.p2p.hidden.opening import PublicOpen
 from cardtable.p2p.hidden.round import PLAY
 from cardtable.p2p.hidden.solo_round import TURN
 from cardtable.p2p.simnet import Faults, Node, SimNet
@@ -167,3 +169,37 @@ def test_a_machine_tells_its_client_each_time_more_of_its_cards_open() -> None:
         first = next(t for t, e in node.events if e.kind == "hand_open")
         later = [t for t, e in node.events if e.kind == "cards_open" and t > first]
         assert len(later) >= 3, node.name
+
+
+def test_a_play_that_names_another_card_than_its_proof_or_forges_the_proof_is_refused_everywhere() -> None:
+    """A modified member, on its turn, plays a card of its hand (1) naming another card than the one
+    its real proof opens, (2) naming the real card with a proof that claims another one: every
+    machine refuses both, and the round goes on."""
+    net = SimNet(6)
+    nodes = solo_table(net, 3, 3, auto=["random", None, "random"])
+    cheat = nodes[1].peer
+    assert cheat is not None
+    assert net.run(lambda: cheat.table.match is not None and cheat.my_seat is not None
+                   and cheat.table.match.to_move() == cheat.my_seat and cheat._sees_hand(cheat.my_seat)
+                   and not cheat.queue, limit=120)
+    seat = cheat.my_seat
+    h = cheat.table.hidden
+    assert h is not None
+    proofs = {p.slot: p for p in cheat.side.proofs(h, list(h.hands[seat])) or []}
+    coloured = [s for s, p in proofs.items() if h.card_text(p.card, 0)[:1] in "RGBY"]
+    assert coloured, "no coloured card in the hand: pick another seed"
+    slot = coloured[0]
+    truth, real = proofs[slot], h.card_text(proofs[slot].card, 0)
+    cheat._propose(payloads.play_payload(seat, f"wild@{slot}:R", [truth]))  # names a wild it does not hold
+    other = next(s for s in proofs if s != slot)  # slot's card is public now: the refused entry showed it
+    text, key = h.card_text(proofs[other].card, 0), proofs[other].key
+    forged = PublicOpen(other, (proofs[other].card + 1) % len(h.points), key)
+    cheat._propose(payloads.play_payload(seat, f"{text}@{other}" + (":R" if text[:1] == "w" else ""), [forged]))
+    net.handle(nodes[1], cheat.timer(net.now))
+    net.run_for(3.0)
+    for node in nodes:
+        tried = [e for e in node.kinds("applied") if e["kind"] == "keys" and e["author"] == cheat.key.hex()]
+        assert len(tried) == 2 and not any(e["ok"] for e in tried), tried
+        assert f"holds {real}, not wild" in tried[0]["reason"] and "does not hold" in tried[1]["reason"], tried
+        assert node.peer is not None and node.peer.table.hidden is not None
+        assert node.peer.table.hidden.stage == PLAY and not node.kinds("fault")
