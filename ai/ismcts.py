@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cardtable.ai.catches import genuine_catches
@@ -34,16 +35,20 @@ LEVELS = {"fast": 25, "normal": 100, "strong": 500}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
-            "reward_mode": int, "rollout": str, "trees": int, "answer": str, "keys": str,
+            "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
-``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
+``threads`` (that many of those trees searched at once, on as many threads: root-parallel
+search; ``trees`` defaults to ``threads``; an iteration budget is split as before, so the moves
+are the same as with ``trees`` alone, only sooner; a time budget is wall time, each tree
+searching for it), ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
 the moves visited at least a tenth as often as the most visited) and ``infer`` (1: SCOUT
 determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
 settings tune it)."""
 ANSWERS = ("visits", "value")
+MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards")}
 """The settings that take a word, and their words."""
 
@@ -84,8 +89,10 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
     for key, words in WORDS.items():
         if settings.get(key, words[0]) not in words:
             raise ParseError(f"the search setting {key} in {level!r} is {' or '.join(words)}")
-    if settings.get("trees", 1) < 1:
-        raise ParseError(f"trees in {level!r} must be at least 1")
+    if settings.get("trees", 1) < 1 or settings.get("threads", 1) < 1:
+        raise ParseError(f"trees and threads in {level!r} must be at least 1")
+    if settings.get("threads", 1) > MAX_THREADS:
+        raise ParseError(f"threads in {level!r} must be at most {MAX_THREADS}")
     if settings.get("particles", 1) < 1 or settings.get("infer_temp", 1.0) <= 0:
         raise ParseError(f"particles and infer_temp in {level!r} must be positive")
     return iterations, settings
@@ -126,11 +133,12 @@ class IsmctsBot:
         else:
             self.solo_clues.see(obs)
 
-    def _options(self, obs: dict[str, Any]) -> tuple[dict[str, Any], int, str, float]:
+    def _options(self, obs: dict[str, Any]) -> tuple[dict[str, Any], int, int, str, float]:
         """The level's search() keywords for ``obs`` (its clues, with inference), and its trees,
-        answer rule and seconds."""
+        threads, answer rule and seconds."""
         options = dict(self.settings)
-        trees = options.pop("trees", 1)
+        threads = options.pop("threads", 1)
+        trees = options.pop("trees", threads)
         answer = options.pop("answer", "visits")
         seconds = options.pop("seconds", 0.0)
         if options.pop("infer", 0):
@@ -138,34 +146,43 @@ class IsmctsBot:
         else:
             for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)
-        return options, trees, answer, seconds
+        return options, trees, min(threads, trees), answer, seconds
 
     def rate(self, obs: dict[str, Any], wait: bool, seed: int, floor: int, moves: int) -> list[Any]:
         """Every root move's ``(text, visits, mean reward)`` (text None: "not now"), most visited
         first, from one search of this level's iterations (its trees together) plus ``floor``
         visits for each of up to ``moves`` root moves, each visited at least ``floor`` times.
         Only ``obs``, this seat's observation, goes in (a time budget's seconds are ignored)."""
-        options, _, _, _ = self._options(obs)
+        options, _, _, _, _ = self._options(obs)
         budget = self.iterations + floor * moves
         _, stats = self._search(obs["game"], obs, obs["config"], self.seat, iterations=budget, seed=seed,
                                 wait=wait, root_floor=floor, **options)
         return list(stats["children"])
 
     def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
-        options, trees, answer, seconds = self._options(obs)
+        options, trees, threads, answer, seconds = self._options(obs)
+        seeds = [self.rng.below(2**63) for _ in range(trees)]
+        budget = {"iterations": max(1, self.iterations // trees) if self.iterations else 0,
+                  "seconds": seconds * threads / trees}
+
+        def one(seed: int) -> tuple[str | None, dict[str, Any]]:
+            return self._search(obs["game"], obs, obs["config"], self.seat, seed=seed, wait=wait,  # type: ignore[no-any-return]
+                                **budget, **options)
+
+        if threads > 1:  # the search releases the GIL: the trees run side by side
+            with ThreadPoolExecutor(threads, thread_name_prefix="ismcts") as pool:
+                results = list(pool.map(one, seeds))
+        else:
+            results = [one(seed) for seed in seeds]
         tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
-        for _ in range(trees):
-            seed = self.rng.below(2**63)
-            text, stats = self._search(obs["game"], obs, obs["config"], self.seat,
-                                       iterations=max(1, self.iterations // trees) if self.iterations else 0,
-                                       seconds=seconds / trees, seed=seed, wait=wait, **options)
+        for _, stats in results:
             self.last_stats = stats
             for move, visits, mean in stats["children"]:
                 cell = tally.setdefault(move, [0.0, 0.0])
                 cell[0] += visits
                 cell[1] += visits * mean
         if not tally or (trees == 1 and answer == "visits"):
-            return text  # type: ignore[no-any-return]
+            return results[-1][0]
         most = max(v for v, _ in tally.values())
         if answer == "value":
             return max((m for m, (v, _) in tally.items() if v >= most / 10),

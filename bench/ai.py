@@ -37,6 +37,7 @@ import resource
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ CASES: list[tuple[str, Any, Any, Any]] = [
     ("SCOUT 4p", scout_round, ScoutConfig(players=4), _search.ScoutMirror),
 ]
 PHASES = (("early", 0.1), ("middle", 0.5), ("late", 0.85))
+THREAD_COUNTS = (1, 2, 4)
 # the bot's search (PUCT, heuristic rollouts) and plain ISMCTS to compare like with like
 MODES = (("heuristic rollouts", {}), ("UCB1, random rollouts", {"rollout": "random", "cpuct": 0.0}))
 
@@ -279,6 +281,27 @@ def budgets() -> None:
               f"largest {max(times):.3f} s")
 
 
+def threads(seconds: float) -> None:
+    print("\nroot-parallel search (ismcts +threads=K): iterations per wall second of K trees searched at")
+    print("once for the same wall time, middle of a 4-player round; in brackets the ratio to one thread")
+    print(f"{'case':<22} " + " ".join(f"{f'{k} thread(s)':>18}" for k in THREAD_COUNTS))
+    for name, config in [("SCOUT", ScoutConfig(players=4)),
+                         ("SOLO anniversary", SoloConfig.preset("anniversary", 4))]:
+        _, obs, seat = round_positions(config, b"bench/threads")[1]
+
+        def one(seed: int, obs: dict[str, Any] = obs, seat: int = seat) -> int:
+            _, stats = _search.search(obs["game"], obs, obs["config"], seat, seconds=seconds, seed=seed)
+            return int(stats["iterations"])
+
+        rates = []
+        for k in THREAD_COUNTS:
+            started = time.perf_counter()
+            with ThreadPoolExecutor(k) as pool:
+                done = sum(pool.map(one, range(1, k + 1)))
+            rates.append(done / (time.perf_counter() - started))
+        print(f"{name:<22} " + " ".join(f"{rate:>10,.0f} ({rate / rates[0]:.2f}x)" for rate in rates))
+
+
 def hearts_positions() -> list[tuple[str, Any]] | None:
     """4-player hearts states early, in the middle and late in the play (random play), or None
     without open_spiel."""
@@ -426,11 +449,15 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
+    parser.add_argument("--only", choices=["threads"], help="only this section")
     parser.add_argument("--agreement", default="", metavar="BUDGETS",
                         help="only the agreement with the true-hands search at these budgets (500,2000,8000)")
     args = parser.parse_args()
     if args.agreement:
         agreement([int(b) for b in args.agreement.split(",")])
+        return
+    if args.only == "threads":
+        threads(args.seconds)
         return
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
@@ -438,6 +465,7 @@ def main() -> None:
     growth(args.seconds)
     inference(args.seconds)
     budgets()
+    threads(args.seconds)
     if not args.skip_strength:
         strength(args.deals, args.workers)
 

@@ -3,6 +3,7 @@ decide, single-round games, and the ladder's measurement."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -31,7 +32,8 @@ def test_an_experimental_level_is_a_budget_with_settings() -> None:
 
 
 @pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
-                                   "500+trees=0", "500+keys=colours", "500+rollout=greedy"])
+                                   "500+trees=0", "500+threads=0", "500+threads=999", "500+keys=colours",
+                                   "500+rollout=greedy"])
 def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
     with pytest.raises(ParseError) as err:
         make_bot(f"ismcts:{level}", b"seed", 0)
@@ -65,6 +67,41 @@ def test_several_trees_split_the_budget_and_sum_their_root_visits() -> None:
     obs = {"game": "scout", "config": {}}
     assert bot._run(obs, wait=False) == "b"  # b: 165 visits, a: 135, though a led two of the trees
     assert script.budgets == [100, 100, 100]
+
+
+def _scout_position() -> tuple[dict[str, Any], list[Any]]:
+    match = Match(ScoutConfig(players=4), b"threads")
+    while match.state.to_move() is None or match.state.phase != "play":
+        seat = next(s for s in range(4) if match.state.legal_actions(s))
+        match.apply(seat, match.state.legal_actions(seat)[0])
+    seat = match.state.to_move()
+    return match.observation(seat), list(match.state.legal_actions(seat))
+
+
+def test_threads_search_the_trees_at_once_and_answer_as_the_trees_alone() -> None:
+    obs, legal = _scout_position()
+    seat = obs["seat"]
+    barrier = threading.Barrier(3, timeout=30)  # broken unless three searches run at the same time
+
+    def recorded(bot: IsmctsBot, wait: bool) -> list[dict[str, Any]]:
+        search, seen = bot._search, []
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if wait:
+                barrier.wait()
+            text, stats = search(*args, **kwargs)
+            seen.append(stats)
+            return text, stats
+
+        bot._search = run  # type: ignore[method-assign]
+        return seen
+
+    threaded, alone = IsmctsBot(b"seed", seat, "600+threads=3"), IsmctsBot(b"seed", seat, "600+trees=3")
+    threaded_stats, alone_stats = recorded(threaded, True), recorded(alone, False)
+    assert threaded.choose(obs, legal) == alone.choose(obs, legal)
+    assert [s["iterations"] for s in threaded_stats] == [200] * 3
+    key = lambda stats: str(stats["children"])  # noqa: E731
+    assert sorted(map(key, threaded_stats)) == sorted(map(key, alone_stats))
 
 
 def test_a_value_answer_takes_the_best_mean_among_well_visited_moves() -> None:
