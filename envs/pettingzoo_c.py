@@ -186,19 +186,20 @@ class CardtableCEnv(AECEnv):  # type: ignore[misc]
 
     # --- the totals block: the mirror plays round 0 with zero totals -------------------------
     def _set_totals(self, totals: list[int]) -> None:
-        """The running match totals every observation shows (the engine env's ``totals``)."""
-        self._raw_totals = np.array(totals, np.float32)
-        self._plain_totals = not self._raw_totals.any()
+        """The running match totals every observation shows (the engine env's ``totals``):
+        each seat's block, by offset from it, scaled as the layout says, kept ready."""
+        raw = np.array(totals, np.float32)
+        self._blocks: list[np.ndarray] | None = None
+        if raw.any():
+            layout, span = self.codec.LAYOUT, self._totals
+            self._blocks = [np.roll(raw, -seat) for seat in range(self.players)]
+            if self.normalise:
+                self._blocks = [np.clip(b * layout.inverse_scale[span], layout.low[span], layout.high[span])
+                                for b in self._blocks]
 
     def _with_totals(self, vector: np.ndarray, seat: int) -> np.ndarray:
-        if self._plain_totals:
-            return vector
-        block = np.roll(self._raw_totals, -seat)  # by offset from the observer
-        if self.normalise:
-            layout = self.codec.LAYOUT
-            span = self._totals
-            block = np.clip(block * layout.inverse_scale[span], layout.low[span], layout.high[span])
-        vector[self._totals] = block
+        if self._blocks is not None:
+            vector[self._totals] = self._blocks[seat]
         return vector
 
     def _final_totals(self) -> list[int]:
