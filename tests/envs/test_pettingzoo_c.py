@@ -192,3 +192,21 @@ def test_render_says_the_last_agent_action_in_tokens() -> None:
             seen += len(said) > 1
             said = []
     assert seen  # some actions took two tokens
+
+
+def test_a_round_the_c_opponents_end_before_the_agent_moves_ends_the_episode_at_reset() -> None:
+    """One card each: seat 1 plays first and may go out at once; the agent is then done at
+    reset with its (losing) score, and its next step (None) removes it, as PettingZoo wants."""
+    env = solo_v0.raw_env(2, rules={"hand_size": 1}, opponents={1: "heuristic"}, backend="c")
+    ended = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        obs, reward, term, trunc, _ = env.last()
+        if term:
+            ended += 1
+            assert not trunc and not obs["action_mask"].any() and reward < 0
+            env.step(None)
+            assert env.agents == []
+        else:
+            assert obs["action_mask"].any() and reward == 0
+    assert 0 < ended < 40
