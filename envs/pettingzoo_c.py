@@ -6,12 +6,12 @@ vectors, action masks, rewards, ``state()``, spaces and seeding as the engine-ba
 ``CardtableEnv``, stepped by ``envs.vector.VectorEnv(num_envs=1)`` in the project's C mirror.
 
 What differs (docs/envs.md, "PettingZoo on the C path"): the deal and every reshuffle come
-from the mirror's seeded stream (episode k of seed S from 8 bytes of the SHA-256 of the engine seed
-``match_seed(S, k)``), not the engine's SHA-256 shuffle, so a seed deals another round than
-the engine-backed env; an episode is one round (``episode="round"``, ``reward="score"``);
-computer opponents are the C mirror's (``random`` or ``heuristic`` in every seat but one),
-not the project's bots; ``false_catches`` and SCOUT's ``voluntary_pass`` are not offered;
-``render()`` says the last agent action as its tokens, not the engine's events.
+from the mirror's seeded stream (episode k of seed S: ``episode_seed(S, k)``), not the
+engine's shuffle, so a seed deals another round than the engine-backed env; an episode is
+one round (``episode="round"``, ``reward="score"``); computer opponents are the C mirror's
+(``random`` or ``heuristic`` in every seat but one), not the project's bots;
+``false_catches`` and SCOUT's ``voluntary_pass`` are not offered; ``render()`` says the last
+agent action as its tokens, not the engine's events.
 """
 
 from __future__ import annotations
