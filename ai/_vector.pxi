@@ -494,6 +494,7 @@ cdef class VectorCore:
     cdef int opponents       # 0 random, 1 heuristic
     cdef double* values      # scratch for the heuristic's values (one per legal action)
     cdef dict config         # SOLO: the engine Config.to_dict() (for snapshot())
+    cdef bint autoreset      # deal a finished game again at once (else hold it until reset)
 
     def __cinit__(self):
         self.solo = NULL
@@ -509,11 +510,13 @@ cdef class VectorCore:
                  float[:, ::1] obs, signed char[:, ::1] mask, float[:, ::1] rew,
                  unsigned char[::1] done, unsigned char[::1] trunc, int[::1] seat,
                  const float[::1] inv, const float[::1] lo, const float[::1] hi,
-                 int agent=-1, int opponents=0, double shaping=0.0, float[:, ::1] final=None):
+                 int agent=-1, int opponents=0, double shaping=0.0, float[:, ::1] final=None,
+                 bint autoreset=True):
         """``template``: the engine snapshot of a freshly dealt round 0 (its rules, its deck);
         ``inv``, ``lo``, ``hi``: per observation entry, 1 / scale and the clipping range;
         ``agent`` >= 0: only that seat is asked, ``opponents`` (0 random, 1 heuristic) play
-        the others inside the C loop."""
+        the others inside the C loop; ``autoreset`` off: a finished game stays as it ended,
+        nobody asked, until ``reset``."""
         cdef int i, k, j
         cdef SoloMirror sm
         cdef ScoutMirror cm
@@ -573,6 +576,7 @@ cdef class VectorCore:
         if agent >= self.players:
             raise ValueError(f"agent seat {agent} is not a seat at a {self.players}-player table")
         self.agent, self.opponents, self.shaping = agent, opponents, shaping
+        self.autoreset = autoreset
         self.has_final = final is not None
         if self.has_final:
             if agent < 0 or final.shape[0] != num or final.shape[1] != self.size:
@@ -909,23 +913,39 @@ cdef class VectorCore:
         if over or self.trunc[i]:
             self.episodes += 1
             if self.has_final:
-                self._write_final(i)
-            self._deal(i)
+                self._view(i, self.agent, &self.final[i, 0], False)
+            if self.autoreset:
+                self._deal(i)
+            else:                # held as it ended: nobody is asked until reset
+                slot.asked = -1
+                slot.nacts = 0
+                slot.npath = 0
             return
         self._decide(i)
 
-    cdef void _write_final(self, int i) noexcept nogil:
-        """The agent seat's view of game i as it ended (not asked), into ``final`` row i."""
+    cdef void _view(self, int i, int seat, float* out, bint asked) noexcept nogil:
+        """Seat's view of game i into ``out`` (a dense write); with ``asked``, as the asked
+        seat sees it (how it is asked, its path so far) when it is the one asked."""
         cdef VecSlot view = self.slots[i]
-        view.asked = -1
-        view.npath = 0
+        if not asked:
+            view.asked = -1
+            view.npath = 0
         view.nwritten = -1       # a dense write: the row is not tracked
         view.written = NULL
         if self.game == 0:
-            vec_solo_features(&self.solo[i], self.known + i * VEC_KNOWN, &view, self.agent,
-                              &self.final[i, 0])
+            vec_solo_features(&self.solo[i], self.known + i * VEC_KNOWN, &view, seat, out)
         else:
-            vec_scout_features(&self.scout[i], &view, self.agent, &self.final[i, 0])
+            vec_scout_features(&self.scout[i], &view, seat, out)
+
+    def view(self, int i, int seat, float[::1] out):
+        """Seat's observation of game i (asked or not; a held finished game too) into ``out``."""
+        if not 0 <= i < self.num:
+            raise ValueError(f"no game {i}")
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seat {seat} is not a seat at a {self.players}-player table")
+        if out.shape[0] != self.size:
+            raise ValueError(f"the view needs {self.size} values, not {out.shape[0]}")
+        self._view(i, seat, &out[0], True)
 
     # --- computer opponents --------------------------------------------------------------
     cdef void _opponents(self, int i) noexcept nogil:
@@ -1024,6 +1044,10 @@ cdef class VectorCore:
         else:
             cm = ScoutMirror.from_snapshot(snapshot)
             memcpy(&self.scout[i], &cm.s, sizeof(ScoutState))
+        for r in range(self.players):   # what the opponents' moves earn from here (shaping)
+            self.rew[i, r] = 0
+        self.done[i] = 0
+        self.trunc[i] = 0
         self.slots[i].passed = 0
         self.slots[i].actions = 0
         self._potentials(i, self.slots[i].pot)

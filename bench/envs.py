@@ -12,6 +12,9 @@ The batched C environment (``envs.vector.VectorEnv``) is timed two ways, each be
 UNO in the same run (the ratio is per core: one process, one thread): random tokens chosen
 inside the C loop (``step_random``), and tokens chosen in numpy and given to ``step`` for the
 whole batch (what a learner's loop does). ``--vector-only`` skips the Python environments.
+The PettingZoo env on the C path (``backend="c"``) is timed beside the engine-backed one and
+an UNO run just before it, with the same random agent loop (one token at a time through
+``agent_iter``/``last``/``step``).
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ def pettingzoo_episode(env: Any, rng: np.random.Generator) -> Callable[[int], tu
                 continue
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             steps += 1
-        return steps, len(env.unwrapped.table.entries)
+        table = getattr(env.unwrapped, "table", None)  # the C backend keeps no engine log
+        return steps, len(table.entries) if table is not None else 0
     return run
 
 
@@ -148,28 +152,36 @@ def main() -> None:
         # UNO is timed right before each line: the ratio compares runs seconds apart
         uno_rate = timed(args.seconds, uno)[0] if uno is not None else None
         if uno_rate is not None:
-            print(f"{'RLCard UNO 2p (for comparison)':<34} {uno_rate:>9.0f}")
+            print(f"{'RLCard UNO 2p (for comparison)':<42} {uno_rate:>9.0f}")
         in_c, given = vector_rates(game, players, args.seconds)
         for how, rate in (("random in C", in_c), ("step(numpy)", given)):
             ratio = f"{rate / uno_rate:>8.1f}x UNO" if uno_rate else ""
-            print(f"{f'vector {label}, {how}':<34} {rate:>9.0f} {ratio}")
+            print(f"{f'vector {label}, {how}':<42} {rate:>9.0f} {ratio}")
     if args.vector_only:
         return
-    print(f"{'case':<34} {'steps/s':>9} {'engine actions/s':>17} {'overhead':>9}")
+    print(f"{'case':<42} {'steps/s':>9} {'engine actions/s':>17} {'overhead':>9}")
     cases: list[tuple[str, str, int, dict[str, Any] | None]] = [
         ("SOLO classic 2p", "solo", 2, {}), ("SOLO classic 4p", "solo", 4, {}),
         ("SOLO anniversary 4p", "solo", 4, {"edition": "anniversary"}), ("SCOUT 4p", "scout", 4, None),
     ]
     for label, game, players, rules in cases:
         env = solo_env(players, rules=rules) if game == "solo" else scout_env(players)
+        c_env = (solo_env(players, rules=rules, backend="c") if game == "solo"
+                 else scout_env(players, backend="c"))
         _, bare = timed(args.seconds, engine_episode(game, players, rules, rng))
         steps, actions = timed(args.seconds, pettingzoo_episode(env, rng))
-        print(f"{'engine only, ' + label:<34} {bare:>9.0f} {bare:>17.0f} {'1.00x':>9}")
-        print(f"{'PettingZoo, ' + label:<34} {steps:>9.0f} {actions:>17.0f} {bare / actions:>8.2f}x")
+        uno_rate = timed(args.seconds, uno)[0] if uno is not None else None
+        c_steps, _ = timed(args.seconds, pettingzoo_episode(c_env, rng))
+        versus = f"{c_steps / steps:>5.1f}x engine-backed"
+        if uno_rate is not None:
+            versus += f", {c_steps / uno_rate:.1f}x UNO ({uno_rate:.0f})"
+        print(f"{'engine only, ' + label:<42} {bare:>9.0f} {bare:>17.0f} {'1.00x':>9}")
+        print(f"{'PettingZoo, ' + label:<42} {steps:>9.0f} {actions:>17.0f} {bare / actions:>8.2f}x")
+        print(f"{'PettingZoo C backend, ' + label:<42} {c_steps:>9.0f} {'':>17} {'':>9} {versus}")
     for label, name in (("OpenSpiel, SOLO classic 4p", "cardtable_solo"),
                         ("OpenSpiel, SCOUT 4p", "cardtable_scout")):
         steps, actions = timed(args.seconds, openspiel_episode(name, {"players": 4}, rng))
-        print(f"{label:<34} {steps:>9.0f} {actions:>17.0f}")
+        print(f"{label:<42} {steps:>9.0f} {actions:>17.0f}")
 
 
 if __name__ == "__main__":

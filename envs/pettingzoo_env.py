@@ -35,7 +35,7 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{s}" for s in self.table.agent_seats]
         self._seat = {a: s for a, s in zip(self.possible_agents, self.table.agent_seats, strict=True)}
         self._agent = {s: a for a, s in self._seat.items()}
-        codec = self.table.codec
+        codec = self.codec = self.table.codec
         self.normalise = normalise
         space = spaces.Dict({
             "observation": observation_box(codec.LAYOUT, normalise),
@@ -125,18 +125,37 @@ def observation_box(layout: Any, normalise: bool, copies: int = 1) -> spaces.Box
     return spaces.Box(np.tile(layout.low, copies), np.tile(layout.high, copies), dtype=np.float32)
 
 
+BACKENDS = ("engine", "c")
+
+
+def _build(game: str, players: int, rules: Mapping[str, Any] | None,
+           opponents: Mapping[int, str] | None, backend: str, options: dict[str, Any]) -> Any:
+    if backend == "engine":
+        return CardtableEnv(game, players, rules, opponents, **options)
+    if backend == "c":
+        from cardtable.envs.pettingzoo_c import CardtableCEnv
+
+        return CardtableCEnv(game, players, rules, opponents, **options)
+    raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+
+
 def solo_env(players: int = 4, rules: Mapping[str, Any] | None = None,
-             opponents: Mapping[int, str] | None = None, **options: Any) -> CardtableEnv:
+             opponents: Mapping[int, str] | None = None, backend: str = "engine",
+             **options: Any) -> Any:
     """SOLO for 2-10 players. ``rules``: ``edition`` (``classic``/``anniversary``) and any
     option of ``engine.solo.Config`` (``gifts``, ``protection``, ``multiples``, ``call``,
     ``scoring``, ``pool``, ``threshold``, ``self_jump_in``, ``false_catch_penalty``,
     ``mixed_stacking``). ``opponents``: seat -> bot spec. Other options: ``episode``
     (``round``/``match``), ``reward`` (``score``/``win``), ``false_catches``,
     ``max_actions``, ``render_mode``, ``normalise`` (scaled, bounded observations; default on),
-    ``shaping`` (the weight of the potential-based shaped reward, ``envs.shaping``; 0: off)."""
-    return CardtableEnv("solo", players, rules, opponents, **options)
+    ``shaping`` (the weight of the potential-based shaped reward, ``envs.shaping``; 0: off).
+    ``backend``: ``engine`` (``CardtableEnv``, the engine's game to the card) or ``c``
+    (``envs.pettingzoo_c.CardtableCEnv``: the same API stepped in the C mirror, one-round
+    episodes, the mirror's deals and C opponents)."""
+    return _build("solo", players, rules, opponents, backend, options)
 
 
-def scout_env(players: int = 4, opponents: Mapping[int, str] | None = None, **options: Any) -> CardtableEnv:
+def scout_env(players: int = 4, opponents: Mapping[int, str] | None = None, backend: str = "engine",
+              **options: Any) -> Any:
     """SCOUT for 2-5 players (no other rule options); the rest as for ``solo_env``."""
-    return CardtableEnv("scout", players, None, opponents, **options)
+    return _build("scout", players, None, opponents, backend, options)

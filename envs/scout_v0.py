@@ -1,7 +1,8 @@
 """SCOUT, PettingZoo's versioned module (``from cardtable.envs import scout_v0``).
 
 ``scout_v0.env(players=4, opponents=...)``: the AEC environment behind PettingZoo's
-order-enforcing wrapper; ``raw_env(...)``: unwrapped; ``vector_env(num_envs, players, ...)``:
+order-enforcing wrapper (``backend="c"``: the same API stepped in the C mirror,
+``envs.pettingzoo_c``); ``raw_env(...)``: unwrapped; ``vector_env(num_envs, players, ...)``:
 N games at once in C (``envs.vector.VectorEnv``). The options are ``scout_env``'s
 (docs/envs.md). The version goes up when observations, tokens or rewards change.
 """
@@ -19,7 +20,8 @@ raw_env = scout_env
 
 
 def env(**kwargs: Any) -> Any:
-    """The AEC environment, wrapped as PettingZoo's own environments are."""
+    """The AEC environment, wrapped as PettingZoo's own environments are (``backend="engine"``
+    or ``"c"``)."""
     return wrappers.OrderEnforcingWrapper(scout_env(**kwargs))
 
 

@@ -46,12 +46,13 @@ class VectorEnv:
     ``observations`` (N, size) float32; ``action_masks`` (N, tokens) int8; ``seats`` (N,)
     int32, the seat asked in each game (whose observation and mask those are); ``rewards``
     (N, players) float32; ``dones`` and ``truncations`` (N,) bool, the game ended at this
-    step and was dealt again."""
+    step and was dealt again. With ``autoreset=False`` a finished game is held as it ended
+    instead (``seats`` -1, an empty mask, ``view`` shows it) until ``reset``."""
 
     def __init__(self, game: str = "solo", num_envs: int = 64, players: int = 2,
                  rules: Mapping[str, Any] | None = None, seed: int = DEFAULT_SEED,
                  max_actions: int = 20_000, normalise: bool = True, opponents: str | None = None,
-                 agent_seat: int = 0, shaping: float = 0.0) -> None:
+                 agent_seat: int = 0, shaping: float = 0.0, autoreset: bool = True) -> None:
         from cardtable.ai._search import VectorCore  # the compiled extension (optional)
 
         if game not in CODECS:
@@ -81,7 +82,7 @@ class VectorEnv:
         self._core = VectorCore(template, num_envs, _seed(seed), max_actions, obs, masks, rewards,
                                 dones, truncations, seats, *norm,
                                 agent_seat if opponents else -1, OPPONENTS.index(opponents) - 1,
-                                float(shaping), final)
+                                float(shaping), final, bool(autoreset))
         # The C loop writes these arrays (and clears only what it set): the caller reads them.
         self.observations = _read_only(obs)
         self.action_masks = _read_only(masks)
@@ -106,6 +107,14 @@ class VectorEnv:
         """``steps`` uniformly random legal tokens in every game, all in C; the episodes
         finished since the last reset."""
         return int(self._core.step_random(int(steps)))
+
+    def view(self, index: int, seat: int) -> np.ndarray:
+        """Seat's observation of game ``index`` now (a new array): the asked seat's is the one in
+        ``observations``; any other seat's is its view with no mask (a finished game held by
+        ``autoreset=False`` too)."""
+        out = np.zeros(self.codec.LAYOUT.size, np.float32)
+        self._core.view(index, seat, out)
+        return out
 
     def load(self, index: int, snapshot: dict[str, Any]) -> None:
         """Put an engine position (``State.snapshot()``, same rules) into game ``index``."""

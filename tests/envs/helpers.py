@@ -20,7 +20,7 @@ def run_random(env: Any, seed: int, rng_seed: int = 0) -> dict[str, Any]:
             env.step(None)
             continue
         mask = obs["action_mask"]
-        layout = env.unwrapped.table.codec.LAYOUT
+        layout = env.unwrapped.codec.LAYOUT
         start = layout.offsets["asked"][0]
         offers += int(obs["observation"][start + 1])
         env.step(int(rng.choice(np.flatnonzero(mask))))

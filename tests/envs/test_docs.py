@@ -22,10 +22,10 @@ def test_the_observation_tables_are_the_layouts() -> None:
     assert f"SCOUT: {scout_codec.NUM_TOKENS} tokens" in DOC
 
 
-@pytest.mark.parametrize("index", [0, 1, 2, 3])
+@pytest.mark.parametrize("index", [0, 1, 2, 3, 4])
 def test_the_ten_line_examples_run(index: int, capsys: pytest.CaptureFixture[str]) -> None:
     examples = re.findall(r"```python\n(.*?)```", DOC, re.S)
-    assert len(examples) == 4
+    assert len(examples) == 5
     code = examples[index]
     assert len(code.strip().splitlines()) <= 16
     exec(compile(code, f"docs/envs.md example {index}", "exec"), {})

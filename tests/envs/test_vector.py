@@ -288,3 +288,28 @@ def test_final_observations_show_each_finished_game_and_leave_the_live_rows_inta
         twin.load(0, env.snapshot(i))
         assert np.array_equal(twin.observations[0], env.observations[i])
     assert VectorEnv("scout", num_envs=1, players=3).final_observations is None
+
+
+def test_without_autoreset_a_finished_game_is_held_and_every_seat_can_view_it() -> None:
+    env = VectorEnv("solo", num_envs=1, players=3, seed=5, autoreset=False, normalise=False)
+    rng = np.random.default_rng(0)
+    asked = int(env.seats[0])
+    assert np.array_equal(env.view(0, asked), env.observations[0])  # the asked seat: its row
+    other = env.view(0, (asked + 1) % 3)
+    hand = CODECS["solo"].LAYOUT.offsets["hand"][0]
+    assert other[hand:hand + 63].sum() == 8 and not np.array_equal(other, env.observations[0])
+    while not env.dones[0]:
+        env.step((rng.random(env.action_masks.shape) * env.action_masks).argmax(axis=1))
+    snap = env.snapshot(0)
+    assert min(len(h) for h in snap["hands"]) == 0  # held as it ended, not dealt again
+    assert env.seats[0] == -1 and not env.action_masks.any()
+    with pytest.raises(ValueError, match="not legal in game 0"):
+        env.step([0])
+    sizes = CODECS["solo"].LAYOUT.offsets["hand_sizes"][0]
+    for seat in range(3):  # each seat sees the hands as they ended
+        assert env.view(0, seat)[sizes:sizes + 3].tolist() == [len(snap["hands"][(seat + k) % 3])
+                                                               for k in range(3)]
+    with pytest.raises(ValueError, match="seat 3 is not a seat"):
+        env.view(0, 3)
+    env.reset(seed=5)
+    assert env.seats[0] == asked and env.snapshot(0) != snap
