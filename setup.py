@@ -28,7 +28,8 @@ if Path("ai/_search.pyx").exists():
 setup(
     packages=[*packages, "cardtable.docs", "cardtable.examples"],
     package_dir=package_dir,
-    package_data={"cardtable.docs": ["*.md"], "cardtable.examples": ["json_bot.py", "json_bot.js"]},
+    package_data={"cardtable.docs": ["*.md"], "cardtable.examples": ["json_bot.py", "json_bot.js"],
+                  "cardtable.ai": ["weights/*.json"]},
     exclude_package_data={"": ["*.c", "*.pyx", "*.pxi", "*.pxd"]},
     ext_modules=extensions,
 )

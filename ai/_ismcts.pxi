@@ -280,21 +280,25 @@ cdef inline void g_evaluate(GameState* s, double* out) noexcept nogil:
         scout_evaluate(s, out)
 
 
+cdef inline void g_net_rewards(const ValueNet* net, GameState* s, double* out) noexcept nogil:
+    if GameState is SoloState:
+        solo_net_rewards(net, s, out)
+    else:
+        scout_net_rewards(net, s, out)
+
+
 cdef void margins(Tree* t, const double* points, double* out) noexcept nogil:
     """Each seat's reward in (-1, 1): tanh(margin / scale). reward_mode 0: the margin is its
     round points minus the others' mean; 1: its match total after the round minus the best
     other total; 2: the mean of both rewards."""
     cdef int s, o
-    cdef double total = 0.0, margin, best, mine, r0, r1
+    cdef double best, mine, r0, r1
     cdef double sign = 1.0 if t.higher_better else -1.0
+    points_rewards(points, t.players, t.scale, t.higher_better, out)
+    if t.reward_mode == 0:
+        return
     for s in range(t.players):
-        total += points[s]
-    for s in range(t.players):
-        margin = sign * (points[s] - (total - points[s]) / (t.players - 1))
-        r0 = tanh(margin / t.scale)
-        if t.reward_mode == 0:
-            out[s] = r0
-            continue
+        r0 = out[s]
         mine = sign * (t.totals[s] + points[s])
         best = -1e300
         for o in range(t.players):
@@ -451,6 +455,37 @@ cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
                 pick = j
     child_out[0] = best
     return pick
+
+
+cdef int choose_policy(Tree* t, int node, const KeyIdx* ki, int n, const double* values, Rng* rng,
+                       int* child_out) noexcept nogil:
+    """The other seats' model: the move the heuristic values most (ties at random), as their
+    rollout policy plays; ``*child_out`` = its child, or NO_NODE: expand it."""
+    cdef int j, pick = 0, ties = 1, pos
+    cdef const Node* kids
+    for j in range(1, n):
+        if values[ki[j].idx] > values[ki[pick].idx]:
+            pick, ties = j, 1
+        elif values[ki[j].idx] == values[ki[pick].idx]:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                pick = j
+    child_out[0] = NO_NODE
+    if t.nodes[node].nkids > 0:
+        pos = kid_position(t, node, ki[pick].key)
+        kids = &t.nodes[t.nodes[node].kids]
+        if pos < t.nodes[node].nkids and kids[pos].key == ki[pick].key:
+            child_out[0] = t.nodes[node].kids + pos
+    return pick
+
+
+cdef inline bint is_best(const KeyIdx* ki, int n, const double* values, int j) noexcept nogil:
+    """Whether move j is one the heuristic values most."""
+    cdef int i
+    for i in range(n):
+        if values[ki[i].idx] > values[ki[j].idx]:
+            return False
+    return True
 
 
 cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) noexcept nogil:
@@ -632,9 +667,13 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
                 n = merge_edges(t, det, acts, ki, n, values)
             else:   # (SCOUT's positional keys come sorted)
                 sort_if_needed(ki, n)
-            if t.cpuct > 0:
+            if t.cpuct > 0 and t.opp_policy and seat != t.searcher:
+                j = choose_policy(t, node, ki, n, values, rng, &child)
+            elif t.cpuct > 0:
                 set_priors(t, ki, n, values)
                 j = choose_puct(t, node, ki, n, found, rng, &child)
+                if seat != t.searcher and not is_best(ki, n, values, j):
+                    t.off_policy += 1
             else:
                 j = choose(t, node, ki, n, found, rng, &child)
         if child == NO_NODE:
@@ -661,8 +700,11 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
             g_rollout_step(det, rng)
             steps += 1
     t.depth_sum += depth - 1
-    g_evaluate(det, points)
-    margins(t, points, reward)
+    if t.net != NULL and not g_over(det):
+        g_net_rewards(t.net, det, reward)
+    else:
+        g_evaluate(det, points)
+        margins(t, points, reward)
     for i in range(depth):
         node = path[i]
         t.nodes[node].visits += 1
@@ -835,7 +877,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            double prior_temp=0.0, double fpu=0.1, double explore=0.7, int rollout_cap=400,
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
-           int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0):
+           int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
+           ValueModel value=None, str opponents="search"):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -862,6 +905,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     ``root_floor``: every root move is visited at least this many times before the selection
     rule chooses (the budget should allow it), so that each gets a value (ai/review.py).
+    ``opponents``: "search" (the other seats' moves in the tree are searched like the searcher's)
+    or "policy" (they play the heuristic's move, as in the rollouts: a best response to it).
+    ``value``: a learned leaf value (ai/value_net.py) for this game: a rollout stops after
+    ``rollout_cap`` moves and, unless the round is over, the network values the position.
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -888,6 +935,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if keys not in ("positions", "cards"):
         raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
+    if value is not None and value.game != game:
+        raise ValueError(f"a {value.game} value network cannot value {game}")
+    if opponents not in ("search", "policy"):
+        raise ValueError(f"unknown opponents {opponents!r}: choose search or policy")
+    if rollout_cap < 0:
+        raise ValueError("rollout_cap must be at least 0")
     if clues:
         if particles < 1:
             raise ValueError("particles must be at least 1")
@@ -916,6 +969,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.max_depth = max(max_depth, 0)
     t.card_keys = keys == "cards" and game == "scout"
     t.root_floor = max(root_floor, 0)
+    t.net = NULL if value is None else &value.net
+    t.opp_policy = opponents == "policy"
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]
@@ -980,7 +1035,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
         return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,
-                        "mean_depth": <double>t.depth_sum / max(done, 1),
+                        "mean_depth": <double>t.depth_sum / max(done, 1), "off_policy": t.off_policy,
                         "clues": len(belief) if belief is not None else len(solo_belief) if solo_belief is not None
                         else 0, "particles_alive": alive}
     finally:

@@ -263,6 +263,25 @@ ctypedef struct KeyIdx:
     int idx                  # index into the action buffer (-1: the root's WAIT choice)
     float prior              # the rollout policy's probability of this move (PUCT)
 
+# --- the learned leaf value (_value.pxi) ---------------------------------------------
+cdef enum:
+    VALUE_MAX_IN = 96
+    VALUE_MAX_HIDDEN = 64
+
+ctypedef struct ValueNet:
+    # One hidden layer: reward = tanh(w2 . tanh(W1 (x - mean) / std + b1) + b2), for the
+    # seat whose side the features x describe (value_features). The scaling is folded in.
+    int game           # 0 SOLO, 1 SCOUT
+    int n_in
+    int n_hidden
+    float shift[VALUE_MAX_IN]      # x is used as (x - shift) * gain
+    float gain[VALUE_MAX_IN]
+    float w1[VALUE_MAX_HIDDEN * VALUE_MAX_IN]   # row h: the weights of hidden unit h
+    float b1[VALUE_MAX_HIDDEN]
+    float w2[VALUE_MAX_HIDDEN]
+    float b2
+
+
 ctypedef struct Tree:
     Node* nodes
     int size
@@ -295,3 +314,6 @@ ctypedef struct Tree:
     bint card_keys     # SCOUT: the other seats' moves below the root keyed by the cards, not positions
     long long depth_sum  # the tree nodes passed by all iterations (the root excluded)
     int root_floor     # every root move is visited this many times before PUCT/UCB1 chooses (0: none)
+    long long off_policy  # the other seats' tree moves that were not the heuristic's best (stats)
+    bint opp_policy    # the other seats' tree moves are the heuristic's (its best by value), not searched
+    const ValueNet* net  # the learned leaf value after rollout_cap rollout moves (NULL: roll out to the end)

@@ -28,6 +28,7 @@ from typing import Any
 from cardtable.ai.catches import genuine_catches
 from cardtable.ai.scout_clues import ScoutClueReader
 from cardtable.ai.solo_clues import SoloClueReader
+from cardtable.ai.value_net import shipped_network, table_name
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
@@ -37,7 +38,8 @@ LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong":
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
-            "infer_positions": int}
+            "infer_positions": int, "leaf": str, "rollout_cap": int,
+            "opponents": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
@@ -46,10 +48,13 @@ are the same as with ``trees`` alone, only sooner; a time budget is wall time, e
 searching for it), ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
 the moves visited at least a tenth as often as the most visited) and ``infer`` (1: SCOUT
 determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
-settings tune it)."""
+settings tune it), ``leaf`` (``net``: after ``rollout_cap`` rollout moves, 0 unless given, the
+table's shipped value network values the position, ai/value_net.py; a table without one rolls
+out to the end)."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
-WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards")}
+WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
+         "leaf": ("rollout", "net"), "opponents": ("search", "policy")}
 """The settings that take a word, and their words."""
 
 
@@ -141,6 +146,11 @@ class IsmctsBot:
         trees = options.pop("trees", threads)
         answer = options.pop("answer", "visits")
         seconds = options.pop("seconds", 0.0)
+        if options.pop("leaf", "rollout") == "net":
+            options["value"] = shipped_network(table_name(obs["config"]))
+            options.setdefault("rollout_cap", 0)
+            if options["value"] is None:
+                options.pop("rollout_cap")
         if options.pop("infer", 0):
             options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
         else:

@@ -52,6 +52,7 @@ def test_sdist_carries_the_cython_sources_and_no_generated_c(sdist: Path) -> Non
     assert {"ai/_search.pyx", "ai/_search.pxd", "ai/_ismcts.pxi", "ai/_solo.pxi", "ai/_scout.pxi"} <= names
     assert "docs/rules-notes.md" in names
     assert {"examples/json_bot.py", "examples/json_bot.js", "examples/python_bot.py"} <= names
+    assert "ai/weights/scout-4p.json" in names
     assert not [n for n in names if n.endswith((".c", ".so"))]
 
 
@@ -63,6 +64,7 @@ def test_wheel_from_the_sdist_has_the_search_and_plays_outside_the_tree(
     assert not [n for n in names if n.endswith((".c", ".pyx", ".pxi", ".pxd"))]
     assert "cardtable/docs/rules-notes.md" in names
     assert {"cardtable/examples/json_bot.py", "cardtable/examples/json_bot.js"} <= set(names)
+    assert "cardtable/ai/weights/scout-4p.json" in names
     tops = {n.split("/")[0] for n in names if not n.startswith("cardtable-")}
     assert tops == {"cardtable"}, f"installs beside cardtable/: {tops - {'cardtable'}}"
 
