@@ -3,6 +3,13 @@
 # seat's expected reward, tanh(margin / scale), as a rollout by the heuristic bots would end.
 # Trained by ai/value_train.py on rounds the heuristic bots play in the C mirror (value_data).
 from libc.math cimport tanh
+from posix.time cimport CLOCK_PROCESS_CPUTIME_ID, clock_gettime, timespec
+
+
+cdef double cpu_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 cdef enum:
     VALUE_SEAT_IN = 8
@@ -133,6 +140,7 @@ cdef class ValueModel:
     ``w2`` (one per hidden unit) and ``b2``."""
     cdef ValueNet net
     cdef readonly str game
+    cdef int game_id
 
     def __init__(self, str game, list shift, list gain, list w1, list b1, list w2, double b2):
         cdef int h, i, n_in = SOLO_VALUE_IN if game == "solo" else SCOUT_VALUE_IN
@@ -145,7 +153,7 @@ cdef class ValueModel:
                              "one w2 each")
         memset(&self.net, 0, sizeof(ValueNet))
         self.game = game
-        self.net.game = 0 if game == "solo" else 1
+        self.net.game = self.game_id = 0 if game == "solo" else 1
         self.net.n_in = n_in
         self.net.n_hidden = len(b1)
         for i in range(n_in):
@@ -256,3 +264,40 @@ def value_data(list snapshots, unsigned long long seed, int per_round, double sc
     finally:
         free(solo_path)
         free(scout_path)
+
+
+def value_speed(ValueModel model, dict snapshot, int calls, unsigned long long seed=1):
+    """Bench hook: CPU seconds for ``calls`` network valuations of every seat at an engine
+    position, and for ``calls`` heuristic rollouts from it to the round's end."""
+    cdef double out[SOLO_MAX_SEATS]
+    cdef SoloMirror solo
+    cdef ScoutMirror scout
+    cdef SoloState ss
+    cdef ScoutState cs
+    cdef Rng rng
+    cdef int k
+    cdef double t0, t1, t2
+    rng_seed(&rng, seed)
+    if model.game == "solo":
+        solo = SoloMirror.from_snapshot(snapshot)
+    else:
+        scout = ScoutMirror.from_snapshot(snapshot)
+    with nogil:
+        t0 = cpu_seconds()
+        for k in range(calls):
+            if model.game_id == 0:
+                solo_net_rewards(&model.net, &solo.s, out)
+            else:
+                scout_net_rewards(&model.net, &scout.s, out)
+        t1 = cpu_seconds()
+        for k in range(calls):
+            if model.game_id == 0:
+                ss = solo.s
+                while not solo_over(&ss):
+                    solo_rollout_step(&ss, &rng)
+            else:
+                cs = scout.s
+                while not scout_over(&cs):
+                    scout_rollout_step(&cs, &rng)
+        t2 = cpu_seconds()
+    return t1 - t0, t2 - t1

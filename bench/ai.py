@@ -47,6 +47,7 @@ from bench.engine import play_round  # noqa: E402
 from cardtable.ai import _search  # noqa: E402
 from cardtable.ai.bots import make_bot  # noqa: E402
 from cardtable.ai.driver import asking_order  # noqa: E402
+from cardtable.ai.ismcts import parse_level  # noqa: E402
 from cardtable.ai.tournament import run, schedule, summarize  # noqa: E402
 from cardtable.engine.match import Match  # noqa: E402
 from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
@@ -121,20 +122,20 @@ def playouts(seconds: float) -> None:
               f"{fast.per_wall():>10.1f} {fast.per_cpu() / engine.per_cpu():>6.0f}x")
 
 
-def round_positions(config: Any, seed: bytes) -> list[tuple[str, dict[str, Any], int]]:
+def round_positions(config: Any, seed: bytes, snapshots: bool = False) -> list[tuple[Any, ...]]:
     """Observations early, in the middle and late in the first round of a deal played by the
     heuristic bots: the decisions with more than one legal move (SCOUT: in the play phase)
-    at 10%, 50% and 85% of the round."""
+    at 10%, 50% and 85% of the round; with ``snapshots``, each with the engine position too."""
     match = Match(config, seed)
     n = config.players
     bots = [make_bot("heuristic", seed, s) for s in range(n)]
-    seen: list[tuple[dict[str, Any], int]] = []
+    seen: list[tuple[Any, ...]] = []
     while not match.round_scores:
         waiting = match.to_move()
         assert waiting is not None
         obs = match.observation(waiting)
         if len(match.legal_actions(waiting)) > 1 and obs.get("phase", "play") == "play":
-            seen.append((obs, waiting))
+            seen.append((obs, waiting, match.state.snapshot()) if snapshots else (obs, waiting))
         actors = set(match.actors())
         for k in range(1, n + 1):
             seat = (waiting + k) % n
@@ -236,11 +237,12 @@ def agreement_positions() -> list[tuple[dict[str, Any], dict[str, Any], int, lis
     return out
 
 
-def agreement(budgets: list[int]) -> None:
+def agreement(budgets: list[int], settings: dict[str, Any]) -> None:
     print("\nagreement with a 2,000-iteration search given the true hands, 100 committed SCOUT positions,")
     print("two seeds each (share of answers equal to its answer); the true-hands search itself, other seeds")
+    print(f"every search with {settings or 'the default settings'}")
     positions = agreement_positions()
-    reference = [_search.search("scout", t, t["config"], seat, iterations=2000, seed=99)[0]
+    reference = [_search.search("scout", t, t["config"], seat, iterations=2000, seed=99, **settings)[0]
                  for _, t, seat, _ in positions]
     print(f"{'iterations':>10} {'uniform':>8} {'inference':>10} {'true hands':>11}")
     for budget in budgets:
@@ -249,7 +251,7 @@ def agreement(budgets: list[int]) -> None:
             for seed in (1, 2):
                 for k, (o, extra) in enumerate(((obs, {}), (obs, {"clues": clues}), (truth, {}))):
                     text, _ = _search.search("scout", o, o["config"], seat, iterations=budget, seed=seed,
-                                             **extra)
+                                             **extra, **settings)
                     shares[k] += text == answer
         total = 2 * len(positions)
         print(f"{budget:>10,} {100 * shares[0] / total:>7.1f}% {100 * shares[1] / total:>9.1f}% "
@@ -300,6 +302,28 @@ def threads(seconds: float) -> None:
                 done = sum(pool.map(one, range(1, k + 1)))
             rates.append(done / (time.perf_counter() - started))
         print(f"{name:<22} " + " ".join(f"{rate:>10,.0f} ({rate / rates[0]:.2f}x)" for rate in rates))
+
+
+def evaluation(seconds: float) -> None:
+    print("\nleaf evaluation, SCOUT 4 players (the shipped network, ai/weights/scout-4p.json): microseconds")
+    print("per call to value every seat against one heuristic rollout to the round's end; then iterations")
+    print("per CPU-second of 2,000-iteration searches with the network at the leaves (rollout_cap 0) and")
+    print("with rollouts, interleaved")
+    from cardtable.ai.value_net import shipped_network
+
+    net = shipped_network("scout-4p")
+    if net is None:
+        print("(no network shipped)")
+        return
+    print(f"{'phase':<8} {'network us':>11} {'rollout us':>11} {'it/CPU-s network':>17} {'rollouts':>10}")
+    for phase, obs, seat, snapshot in round_positions(ScoutConfig(players=4), b"bench/value", snapshots=True):
+        calls = 20_000
+        network, rollout = _search.value_speed(net, snapshot, calls)
+        with_net, plain = Meter(), Meter()
+        interleave([(with_net, search_fn(obs, seat, 2000, value=net, rollout_cap=0)),
+                    (plain, search_fn(obs, seat, 2000))], seconds)
+        print(f"{phase:<8} {1e6 * network / calls:>11.2f} {1e6 * rollout / calls:>11.2f} "
+              f"{with_net.per_cpu():>17,.0f} {plain.per_cpu():>10,.0f}")
 
 
 def hearts_positions() -> list[tuple[str, Any]] | None:
@@ -449,15 +473,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
-    parser.add_argument("--only", choices=["threads"], help="only this section")
+    parser.add_argument("--only", choices=["threads", "evaluation"], help="only this section")
+    parser.add_argument("--settings", default="", metavar="S",
+                        help="search settings for --agreement, as in a level (opponents=policy+cpuct=1)")
     parser.add_argument("--agreement", default="", metavar="BUDGETS",
                         help="only the agreement with the true-hands search at these budgets (500,2000,8000)")
     args = parser.parse_args()
     if args.agreement:
-        agreement([int(b) for b in args.agreement.split(",")])
+        settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
+        agreement([int(b) for b in args.agreement.split(",")], settings)
         return
-    if args.only == "threads":
-        threads(args.seconds)
+    if args.only:
+        {"threads": threads, "evaluation": evaluation}[args.only](args.seconds)
         return
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
@@ -465,6 +492,7 @@ def main() -> None:
     growth(args.seconds)
     inference(args.seconds)
     budgets()
+    evaluation(args.seconds)
     threads(args.seconds)
     if not args.skip_strength:
         strength(args.deals, args.workers)
