@@ -50,7 +50,8 @@ the moves visited at least a tenth as often as the most visited) and ``infer`` (
 determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
 settings tune it), ``leaf`` (``net``: after ``rollout_cap`` rollout moves, 0 unless given, the
 table's shipped value network values the position, ai/value_net.py; a table without one rolls
-out to the end)."""
+out to the end) and ``opponents`` (``policy``: the other seats play the heuristic's move inside
+the tree, docs/ai.md "Thinking longer")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
@@ -98,6 +99,8 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
         raise ParseError(f"trees and threads in {level!r} must be at least 1")
     if settings.get("threads", 1) > MAX_THREADS:
         raise ParseError(f"threads in {level!r} must be at most {MAX_THREADS}")
+    if settings.get("rollout_cap", 0) < 0:
+        raise ParseError(f"rollout_cap in {level!r} must be at least 0")
     if settings.get("particles", 1) < 1 or settings.get("infer_temp", 1.0) <= 0:
         raise ParseError(f"particles and infer_temp in {level!r} must be positive")
     return iterations, settings

@@ -33,7 +33,8 @@ def test_an_experimental_level_is_a_budget_with_settings() -> None:
 
 @pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
                                    "500+trees=0", "500+threads=0", "500+threads=999", "500+keys=colours",
-                                   "500+rollout=greedy"])
+                                   "500+rollout=greedy", "500+rollout_cap=-1", "500+opponents=all",
+                                   "500+leaf=oracle"])
 def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
     with pytest.raises(ParseError) as err:
         make_bot(f"ismcts:{level}", b"seed", 0)
