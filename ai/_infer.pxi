@@ -260,3 +260,56 @@ cdef class ScoutClueSet:
         finally:
             free(acts)
             free(values)
+
+
+cdef int scout_mcmc_particles(ScoutState* pool, int particles, const ScoutInfo* info,
+                              const ScoutBelief* b, Rng* rng, ScoutAction* acts, double* values,
+                              int steps, double deadline) noexcept nogil:
+    """Particles from a Metropolis chain over the hidden cards instead of uniform samples: from
+    a uniform determinization, each step swaps the cards of two unknown places (any seats, any
+    positions) or turns one over, and is kept with probability min(1, w' / w), w the clues'
+    probability (pseudo-marginal: a state keeps the weight it was accepted with). The first
+    quarter of the ``steps`` is burn-in; the rest are thinned into ``particles`` states, which
+    then weigh alike. Returns the particles drawn (fewer past the ``deadline``, at least 1)."""
+    cdef int seats[SCOUT_DECK]
+    cdef int places[SCOUT_DECK]
+    cdef int n = 0, seat, k, step, i, j, kept = 0, burn = steps // 4, every
+    cdef ScoutState cur, prop
+    cdef double lw, lw2
+    cdef uint8_t c
+    for seat in range(info.base.players):
+        if seat == info.seat:
+            continue
+        for k in range(info.base.hand_len[seat]):
+            if info.base.hand[seat][k] == 0:
+                seats[n] = seat
+                places[n] = k
+                n += 1
+    scout_determinize(&cur, info, rng)
+    lw = scout_clues_logweight(&cur, b, rng, acts, values)
+    every = max(1, (steps - burn) // particles)
+    for step in range(steps):
+        if n > 0:
+            prop = cur
+            i = <int>rng_below(rng, n)
+            if n > 1 and rng_below(rng, 10) < 7:
+                j = <int>rng_below(rng, n - 1)
+                j += j >= i
+                c = prop.hand[seats[i]][places[i]]
+                prop.hand[seats[i]][places[i]] = prop.hand[seats[j]][places[j]]
+                prop.hand[seats[j]][places[j]] = c
+            else:
+                prop.hand[seats[i]][places[i]] = scout_turned(prop.hand[seats[i]][places[i]])
+            lw2 = scout_clues_logweight(&prop, b, rng, acts, values)
+            if lw2 >= lw or (lw2 > -1e299 and rng_unit(rng) < exp(lw2 - lw)):
+                cur = prop
+                lw = lw2
+        if step >= burn and (step - burn) % every == every - 1 and kept < particles:
+            pool[kept] = cur
+            kept += 1
+            if deadline > 0 and (kept & 7) == 0 and now_seconds() > deadline:
+                break
+    if kept == 0:
+        pool[0] = cur
+        kept = 1
+    return kept
