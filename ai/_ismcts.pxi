@@ -796,26 +796,18 @@ cdef inline int pick_particle(const double* cum, int particles, Rng* rng) noexce
 cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
                     unsigned long long seed, void* acts, KeyIdx* ki, int* found,
                     double* values, const void* belief, GameState* pool, double* cum,
-                    int particles, double min_ess, int* alive, int mcmc) noexcept nogil:
+                    int particles, double min_ess, int* alive) noexcept nogil:
     """Iterate until the budget is spent; ``det`` is scratch space for the determinizations.
     With a ``belief`` (and a ``pool`` of ``particles`` states, ``cum`` as many doubles), each
     iteration's determinization is drawn from weighted particles, else afresh and uniformly;
     ``alive`` gets the particles that carry weight."""
     cdef Rng rng
-    cdef int done = 0, k
+    cdef int done = 0
     cdef double deadline = now_seconds() + seconds
     rng_seed(&rng, seed)
     tree_reset(t)
     alive[0] = 0
-    if GameState is ScoutState:
-        if belief != NULL and pool != NULL and mcmc > 0:
-            particles = scout_mcmc_particles(pool, particles, <const ScoutInfo*>info,
-                                             <const ScoutBelief*>belief, &rng, <ScoutAction*>acts,
-                                             values, mcmc, deadline if seconds > 0 else 0.0)
-            for k in range(particles):
-                cum[k] = k + 1.0
-            alive[0] = particles
-    if belief != NULL and pool != NULL and alive[0] == 0:
+    if belief != NULL and pool != NULL:
         alive[0] = weigh_particles(pool, cum, &particles, info, belief, &rng, acts, values,
                                    deadline if seconds > 0 else 0.0, min_ess)
         if alive[0] == 0:   # no sample fits the clues (a model too sure of itself): uniform
@@ -886,7 +878,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
-           ValueModel value=None, str opponents="search", int infer_mcmc=0):
+           ValueModel value=None, str opponents="search"):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -910,9 +902,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     ``infer_depth`` clues of each seat, 0: all; _infer.pxi); SOLO, the draws of seats that
     had no card to play (ai/solo_clues.py, _infer_solo.pxi); drawn in proportion to it
     (tempered so that the effective sample size is at least ``infer_ess`` of the particles);
-    a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn);
-    SCOUT with ``infer_mcmc`` > 0: the particles come from a Metropolis chain of that many steps
-    over the hidden cards, weighted by the clues (_infer.pxi), instead of uniform samples.
+    a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     ``root_floor``: every root move is visited at least this many times before the selection
     rule chooses (the budget should allow it), so that each gets a value (ai/review.py).
     ``opponents``: "search" (the other seats' moves in the tree are searched like the searcher's)
@@ -1023,12 +1013,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
             with nogil:
                 done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found,
                                   values, NULL if solo_belief is None else &solo_belief.b, solo_pool, cum,
-                                  particles, infer_ess, &alive, 0)
+                                  particles, infer_ess, &alive)
         else:
             with nogil:
                 done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
                                   found, values, NULL if belief is None else &belief.b, pool, cum,
-                                  particles, infer_ess, &alive, infer_mcmc)
+                                  particles, infer_ess, &alive)
         elapsed = now_seconds() - started
         # the root's children newest first (the order ties are broken in), then the most visited
         made = sorted((t.nodes[t.root_child[i]].born, t.root_child[i]) for i in range(t.root_n)

@@ -38,7 +38,7 @@ LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong":
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
-            "infer_positions": int, "infer_mcmc": int, "leaf": str, "rollout_cap": int,
+            "infer_positions": int, "leaf": str, "rollout_cap": int,
             "opponents": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
@@ -157,8 +157,7 @@ class IsmctsBot:
         if options.pop("infer", 0):
             options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
         else:
-            for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions",
-                        "infer_mcmc"):
+            for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)
         return options, trees, min(threads, trees), answer, seconds
 
