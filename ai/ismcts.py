@@ -1,14 +1,14 @@
 """The strong computer player: information-set MCTS in ai/_search.pyx behind the bot interface.
 
 Levels are iteration budgets (plus fixed settings), so a seeded match plays the same on every
-machine however fast it is: ``fast`` 25, ``normal`` 100, ``strong`` 500 iterations per
-decision. They were 500 / 3,000 / 20,000 until ``bench/ladder.py`` showed that above 500
-iterations nothing measurably wins more (nor did any setting tried): the ladder is redefined
-below 500, where in SCOUT each step up wins more; in SOLO the steps are a few points a round
-and not all clear parity (docs/ai.md, "Does more thinking win more?", has each step's win
-rate, interval and CPU time). The search's other
-settings are its per-game defaults (``ai._search.SEARCH_DEFAULTS``); experimental levels
-(``1500``, ``3000+cpuct=1``, ``2000+trees=4``, ``500+infer=1``) and time budgets for play
+machine however fast it is: ``fast`` 25 and ``normal`` 100 iterations per decision, ``strong``
+2,000 with the other seats played by the heuristic inside the tree, SCOUT's other seats' moves
+named by their cards and a reward for beating the best other seat (docs/ai.md, "Thinking
+longer": it beats the old ``strong``, 500 plain iterations, in SCOUT and both SOLO editions).
+``bench/ladder.py`` measures each step against three of the level below (docs/ai.md, "Does
+more thinking win more?"). The search's other settings are its per-game defaults
+(``ai._search.SEARCH_DEFAULTS``); experimental levels (``1500``, ``3000+cpuct=1``,
+``2000+trees=4``, ``500+infer=1``; a budget starts from no settings) and time budgets for play
 (``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` the bot
 reads the other seats' moves from its observations (SCOUT: ``ai/scout_clues.py``; SOLO, who
 drew for want of a card that fits: ``ai/solo_clues.py``) and the search weighs its samples of
@@ -32,8 +32,9 @@ from cardtable.ai.value_net import shipped_network, table_name
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
-LEVELS = {"fast": 25, "normal": 100, "strong": 500}
-LEVEL_SETTINGS: dict[str, dict[str, Any]] = {"fast": {}, "normal": {}, "strong": {}}
+LEVELS = {"fast": 25, "normal": 100, "strong": 2000}
+LEVEL_SETTINGS: dict[str, dict[str, Any]] = {
+    "fast": {}, "normal": {}, "strong": {"opponents": "policy", "keys": "cards", "reward_mode": 1}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
@@ -81,7 +82,7 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
         return LEVELS[level], dict(LEVEL_SETTINGS[level])
     budget, *pairs = level.split("+")
     iterations, seconds = parse_budget(budget)
-    settings: dict[str, Any] = dict(LEVEL_SETTINGS["strong"])
+    settings: dict[str, Any] = {}
     if seconds:
         settings["seconds"] = seconds
     for pair in pairs:

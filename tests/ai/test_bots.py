@@ -13,7 +13,7 @@ from cardtable.engine.scout import State as ScoutState
 from cardtable.engine.solo import Config as SoloConfig
 from cardtable.engine.solo import State as SoloState
 
-BOTS = ["random", "heuristic", "ismcts:strong"]  # strong: 500 iterations, the old fast
+BOTS = ["random", "heuristic", "ismcts:strong"]
 
 
 def solo_twins(edition: str) -> tuple[Match, Match, int]:
