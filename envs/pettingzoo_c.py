@@ -21,13 +21,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
 
 from cardtable.engine.errors import IllegalAction
 from cardtable.engine.match import match_seed
 from cardtable.engine.scout import State as ScoutState
 from cardtable.engine.solo import State as SoloState
+from cardtable.envs.pettingzoo_env import AgentSpaces, declare_agents
 from cardtable.envs.table import make_config
 from cardtable.envs.vector import VectorEnv
 
@@ -40,18 +39,14 @@ def episode_seed(seed: int, episode: int) -> int:
     return int.from_bytes(hashlib.sha256(match_seed(seed, episode)).digest()[:8], "big")
 
 
-class CardtableCEnv(AECEnv):  # type: ignore[misc]
+class CardtableCEnv(AgentSpaces):
     """One table of SOLO or SCOUT stepped in C; the options are ``solo_env``'s and
     ``scout_env``'s, with the limits in the module's docstring (others: ValueError)."""
-
-    metadata = {"name": "cardtable_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
                  opponents: Mapping[int, str] | None = None, episode: str = "round",
                  reward: str = "score", false_catches: bool = False, max_actions: int = 20_000,
                  render_mode: str | None = None, normalise: bool = True, shaping: float = 0.0) -> None:
-        from cardtable.envs.pettingzoo_env import observation_box
-
         super().__init__()
         if episode != "round":
             raise ValueError(f"the C backend plays one-round episodes, not episode={episode!r}: "
@@ -69,21 +64,9 @@ class CardtableCEnv(AECEnv):  # type: ignore[misc]
                              max_actions=max_actions, normalise=normalise, opponents=spec,
                              agent_seat=max(agent_seat, 0), shaping=shaping, autoreset=False)
         self.codec = self.vec.codec
-        self.metadata = {**self.metadata, "name": f"cardtable_{game}_v0"}
-        self.render_mode = render_mode
-        self.normalise = normalise
-        seats = [agent_seat] if spec else list(range(players))
-        self.possible_agents = [f"player_{s}" for s in seats]
-        self._seat = {a: s for a, s in zip(self.possible_agents, seats, strict=True)}
-        self._agent = {s: a for a, s in self._seat.items()}
+        declare_agents(self, game, players, [agent_seat] if spec else list(range(players)), render_mode,
+                       normalise)
         layout = self.codec.LAYOUT
-        space = spaces.Dict({
-            "observation": observation_box(layout, normalise),
-            "action_mask": spaces.Box(0, 1, (self.codec.NUM_TOKENS,), np.int8),
-        })
-        self._observation_spaces = {a: space for a in self.possible_agents}
-        self._action_spaces = {a: spaces.Discrete(self.codec.NUM_TOKENS) for a in self.possible_agents}
-        self.state_space = observation_box(layout, normalise, players)
         start, _ = layout.offsets["totals"]
         self._totals = slice(start, start + players)
         self._set_totals(self.config.initial_totals())
@@ -92,12 +75,6 @@ class CardtableCEnv(AECEnv):  # type: ignore[misc]
         self._episode = 0
         self._said: list[int] = []
         self._last: tuple[int, list[int]] | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal episode 0 of ``seed`` in the mirror; without a seed, the next episode of the

@@ -18,10 +18,46 @@ from cardtable.engine.match import match_seed
 from cardtable.envs.table import Table
 
 
-class CardtableEnv(AECEnv):  # type: ignore[misc]
-    """One table of SOLO or SCOUT; see ``solo_env`` and ``scout_env`` for the options."""
+class AgentSpaces(AECEnv):  # type: ignore[misc]
+    """What both backends declare alike: the agents and their spaces (``declare_agents``)."""
 
     metadata = {"name": "cardtable_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    codec: Any
+    normalise: bool
+    _seat: dict[str, int]
+    _agent: dict[int, str]
+    _observation_spaces: dict[str, spaces.Space[Any]]
+    _action_spaces: dict[str, spaces.Space[Any]]
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_spaces[agent]
+
+
+def declare_agents(env: AgentSpaces, game: str, players: int, seats: list[int], render_mode: str | None,
+                   normalise: bool) -> None:
+    """``player_<seat>`` for each of ``seats``, their observation and action spaces over
+    ``env.codec``'s layout and tokens, and the ``state()`` space of all ``players`` seats."""
+    env.metadata = {**env.metadata, "name": f"cardtable_{game}_v0"}
+    env.render_mode = render_mode
+    env.normalise = normalise
+    env.possible_agents = [f"player_{s}" for s in seats]
+    env._seat = {a: s for a, s in zip(env.possible_agents, seats, strict=True)}
+    env._agent = {s: a for a, s in env._seat.items()}
+    layout, tokens = env.codec.LAYOUT, env.codec.NUM_TOKENS
+    space = spaces.Dict({
+        "observation": observation_box(layout, normalise),
+        "action_mask": spaces.Box(0, 1, (tokens,), np.int8),
+    })
+    env._observation_spaces = {a: space for a in env.possible_agents}
+    env._action_spaces = {a: spaces.Discrete(tokens) for a in env.possible_agents}
+    env.state_space = observation_box(layout, normalise, players)
+
+
+class CardtableEnv(AgentSpaces):
+    """One table of SOLO or SCOUT; see ``solo_env`` and ``scout_env`` for the options."""
 
     def __init__(self, game: str, players: int, rules: Mapping[str, Any] | None = None,
                  opponents: Mapping[int, str] | None = None, episode: str = "round",
@@ -30,28 +66,10 @@ class CardtableEnv(AECEnv):  # type: ignore[misc]
         super().__init__()
         self.table = Table(game, players, rules, opponents, episode, reward, false_catches, max_actions,
                            shaping)
-        self.metadata = {**self.metadata, "name": f"cardtable_{game}_v0"}
-        self.render_mode = render_mode
-        self.possible_agents = [f"player_{s}" for s in self.table.agent_seats]
-        self._seat = {a: s for a, s in zip(self.possible_agents, self.table.agent_seats, strict=True)}
-        self._agent = {s: a for a, s in self._seat.items()}
-        codec = self.codec = self.table.codec
-        self.normalise = normalise
-        space = spaces.Dict({
-            "observation": observation_box(codec.LAYOUT, normalise),
-            "action_mask": spaces.Box(0, 1, (codec.NUM_TOKENS,), np.int8),
-        })
-        self._observation_spaces = {a: space for a in self.possible_agents}
-        self._action_spaces = {a: spaces.Discrete(codec.NUM_TOKENS) for a in self.possible_agents}
-        self.state_space = observation_box(codec.LAYOUT, normalise, players)
+        self.codec = self.table.codec
+        declare_agents(self, game, players, self.table.agent_seats, render_mode, normalise)
         self._seed: int | None = None
         self._episode = 0
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal episode 0 of ``seed`` (the deal of ``cardtable match --seed S``'s first game);
