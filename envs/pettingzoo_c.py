@@ -71,20 +71,13 @@ class CardtableCEnv(AgentSpaces):
         self._totals = slice(start, start + players)
         self._set_totals(self.config.initial_totals())
         self._asked_path = layout.offsets["asked"][0] + 2
-        self._seed: int | None = None
-        self._episode = 0
         self._said: list[int] = []
         self._last: tuple[int, list[int]] | None = None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal episode 0 of ``seed`` in the mirror; without a seed, the next episode of the
         last seed (0 at first). The same seed and tokens give the same episode."""
-        if seed is not None:
-            self._seed, self._episode = int(seed), 0
-        elif self._seed is None:
-            self._seed = 0
-        self.vec.reset(episode_seed(self._seed, self._episode))
-        self._episode += 1
+        self.vec.reset(episode_seed(*self._next_episode(seed)))
         self._start()
 
     def load(self, snapshot: dict[str, Any]) -> None:

@@ -28,6 +28,18 @@ class AgentSpaces(AECEnv):  # type: ignore[misc]
     _agent: dict[int, str]
     _observation_spaces: dict[str, spaces.Space[Any]]
     _action_spaces: dict[str, spaces.Space[Any]]
+    _seed: int | None = None   # the seed of the episodes dealt, and the next episode's number
+    _episode = 0
+
+    def _next_episode(self, seed: int | None) -> tuple[int, int]:
+        """The seed and episode to deal: episode 0 of a new ``seed``; without one, the next
+        episode of the last seed (0 at first)."""
+        if seed is not None:
+            self._seed, self._episode = int(seed), 0
+        elif self._seed is None:
+            self._seed = 0
+        self._episode += 1
+        return self._seed, self._episode - 1
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._observation_spaces[agent]
@@ -68,18 +80,11 @@ class CardtableEnv(AgentSpaces):
                            shaping)
         self.codec = self.table.codec
         declare_agents(self, game, players, self.table.agent_seats, render_mode, normalise)
-        self._seed: int | None = None
-        self._episode = 0
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal episode 0 of ``seed`` (the deal of ``cardtable match --seed S``'s first game);
         without a seed, the next episode of the last seed (0 at first)."""
-        if seed is not None:
-            self._seed, self._episode = int(seed), 0
-        elif self._seed is None:
-            self._seed = 0
-        self.table.reset(match_seed(self._seed, self._episode))
-        self._episode += 1
+        self.table.reset(match_seed(*self._next_episode(seed)))
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
