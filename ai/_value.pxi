@@ -301,3 +301,7 @@ def value_speed(ValueModel model, dict snapshot, int calls, unsigned long long s
                     scout_rollout_step(&cs, &rng)
         t2 = cpu_seconds()
     return t1 - t0, t2 - t1
+
+
+VALUE_INPUTS = {"solo": SOLO_VALUE_IN, "scout": SCOUT_VALUE_IN}
+"""The network's inputs per game (value_features' length)."""

@@ -2,13 +2,13 @@
 
     python -m cardtable.ai.value_train --game scout --players 4 --rounds 40000 --seed 1
 
-deals ``rounds`` rounds with the engine's own deal (seeded), lets the heuristic bots play each to
-its end in C (``value_data``), keeps ``per_round`` positions of each from every seat's side with
-that seat's reward at the end, and fits a network with one hidden layer (numpy, full precision,
-Adam on minibatches drawn from a seeded stream) to those rewards, holding a tenth of the rounds
-out to measure it. The file it writes (``ai/weights/<table>.json`` unless ``--out``) holds the
-weights and how they were made. Same arguments, same data; the fit is the same up to the last
-bits of the machine's floating point.
+deals ``rounds`` rounds with the engine's own deal (seeded), lets the heuristic bots play each
+to its end in C (``value_data``), keeps ``per_round`` positions of each from every seat's side
+with that seat's reward at the end (the search's, tanh(margin / scale)), and fits a network with
+one hidden layer (numpy, full precision, Adam on minibatches drawn from a seeded stream) to
+them, holding a tenth of the rounds out to measure it. The file it writes
+(``ai/weights/<table>.json`` unless ``--out``) holds the weights and how they were made. Same
+arguments, same data; the fit is the same up to the last bits of the machine's floating point.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
 from cardtable.engine.solo import Config as SoloConfig
 
-SCALES = {"solo": 60.0, "scout": 6.0}
-"""The reward's tanh scale, the search's (SEARCH_DEFAULTS)."""
-
 
 def make_config(game: str, players: int, edition: str) -> Any:
     return ScoutConfig(players=players) if game == "scout" else SoloConfig.preset(edition, players)
@@ -37,14 +34,15 @@ def dataset(config: Any, rounds: int, seed: int, per_round: int) -> tuple[Any, A
     """Features, rewards and each row's round number for ``rounds`` seeded deals."""
     import numpy as np
 
-    from cardtable.ai._search import value_data
+    from cardtable.ai._search import SEARCH_DEFAULTS, VALUE_INPUTS, value_data
 
+    game = config.to_dict()["game"]
     snapshots = [Match(config, f"value/{seed}/{k}".encode()).state.snapshot() for k in range(rounds)]
-    width = 45 if config.to_dict()["game"] == "scout" else 86
+    width = VALUE_INPUTS[game]
     rows = rounds * per_round * config.players
     features = np.zeros((rows, width), np.float32)
     rewards = np.zeros(rows, np.float32)
-    done = value_data(snapshots, seed, per_round, SCALES[config.to_dict()["game"]], features, rewards)
+    done = value_data(snapshots, seed, per_round, SEARCH_DEFAULTS[game]["scale"], features, rewards)
     round_of = np.repeat(np.arange(rounds), per_round * config.players)
     return features[:done].astype(np.float64), rewards[:done].astype(np.float64), round_of[:done]
 

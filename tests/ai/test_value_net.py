@@ -11,9 +11,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardtable.ai._search import ScoutMirror, SoloMirror, ValueModel, search, value_data, value_features
+from cardtable.ai._search import (
+    SEARCH_DEFAULTS,
+    VALUE_INPUTS,
+    ScoutMirror,
+    SoloMirror,
+    ValueModel,
+    search,
+    value_data,
+    value_features,
+)
 from cardtable.ai.value_net import WEIGHTS, read_network, shipped_network, table_name
-from cardtable.ai.value_train import SCALES, dataset, fit, main, make_config, predict
+from cardtable.ai.value_train import dataset, fit, main, make_config, predict
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
 from cardtable.engine.solo import Config as SoloConfig
@@ -36,13 +45,13 @@ def test_each_row_is_a_seats_reward_at_the_end_of_the_heuristic_round(config: An
     game, n = config.game, config.players
     for k in range(3):
         snapshot = Match(config, f"rows/{k}".encode()).state.snapshot()
-        features = np.zeros((2 * n, 45 if game == "scout" else 86), np.float32)
+        features = np.zeros((2 * n, VALUE_INPUTS[game]), np.float32)
         rewards = np.zeros(2 * n, np.float32)
-        assert value_data([snapshot], 100 + k, 2, SCALES[game], features, rewards) == 2 * n
+        assert value_data([snapshot], 100 + k, 2, SEARCH_DEFAULTS[game]["scale"], features, rewards) == 2 * n
         mirror = (ScoutMirror if game == "scout" else SoloMirror).from_snapshot(snapshot)
         mirror.rollout(100 + k)  # the same stream plays the same round
         higher = game == "scout" or snapshot["config"]["scoring"] == "pool"
-        expected = rewards_of(mirror.points(), SCALES[game], higher)
+        expected = rewards_of(mirror.points(), SEARCH_DEFAULTS[game]["scale"], higher)
         assert rewards.tolist() == pytest.approx(expected * 2, abs=1e-6)
         assert (features[:, 0 if game == "solo" else 4] > 0).all()  # every row is a position
 
@@ -152,3 +161,4 @@ def test_policy_opponents_play_the_heuristics_move_in_the_tree(config: Any) -> N
     assert searched > 0
     with pytest.raises(ValueError, match="opponents"):
         search(config.game, obs, obs["config"], seat, iterations=10, opponents="nobody")
+
