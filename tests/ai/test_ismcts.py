@@ -134,7 +134,8 @@ def _swap_hidden(match: Match, seat: int) -> Match | None:
                          ids=lambda c: c.describe())
 @pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1},
                                      {"keys": "cards"}, {"keys": "cards", "cpuct": 0.0},
-                                     {"opponents": "policy"}], ids=str)
+                                     {"opponents": "policy"},
+                                     {"opponents": "policy", "keys": "cards", "reward_mode": 1}], ids=str)
 def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
         config: Any, options: dict[str, Any]) -> None:
     """Same observation and seed, hidden cards swapped between other hands and the pile: the

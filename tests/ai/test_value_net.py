@@ -26,7 +26,7 @@ from cardtable.ai.value_train import dataset, fit, main, make_config, predict
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
 from cardtable.engine.solo import Config as SoloConfig
-from tests.ai.test_ismcts import positions
+from tests.ai.test_ismcts import _swap_hidden, positions
 
 CONFIGS = [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4), SoloConfig.preset("classic", 3)]
 
@@ -162,3 +162,20 @@ def test_policy_opponents_play_the_heuristics_move_in_the_tree(config: Any) -> N
     with pytest.raises(ValueError, match="opponents"):
         search(config.game, obs, obs["config"], seat, iterations=10, opponents="nobody")
 
+
+def test_no_peeking_a_search_valued_by_the_shipped_network() -> None:
+    """The network values sampled worlds only: hidden cards swapped, the same answer and root
+    statistics (as tests/ai/test_ismcts.py checks for every other setting)."""
+    net = shipped_network("scout-4p")
+    assert net is not None
+    checked = 0
+    for match, seat in positions(ScoutConfig(players=4), 4):
+        twin = _swap_hidden(match, seat)
+        if twin is None:
+            continue
+        answers = [search("scout", m.observation(seat), m.observation(seat)["config"], seat, iterations=400,
+                          seed=11, value=net, rollout_cap=2) for m in (match, twin)]
+        assert answers[0][0] == answers[1][0]
+        assert answers[0][1]["children"] == answers[1][1]["children"]
+        checked += 1
+    assert checked >= 2
