@@ -137,8 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"value_train: {err}", file=sys.stderr)
         return 2
     out = args.out or WEIGHTS / f"{result['table']}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, separators=(",", ":")) + "\n")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, separators=(",", ":")) + "\n")
+    except OSError as err:
+        print(f"value_train: cannot write {out}: {err.strerror}", file=sys.stderr)
+        return 2
     made = result["made"]
     print(f"{out}: {made['rows']:,} rows, held-out error {made['held_out_mse']} against "
           f"{made['mean_predictor_mse']} for the mean (R2 {made['r2']}), {made['seconds']} s",

@@ -114,6 +114,7 @@ def test_value_train_writes_a_network_the_search_can_use(tmp_path: Path) -> None
     main([*small, "--out", str(again)])
     assert json.loads(again.read_text())["w2"] == pytest.approx(data["w2"])  # same arguments, same net
     assert main(["--game", "scout", "--rounds", "3"]) == 2
+    assert main([*small, "--out", str(tmp_path / "scout.json" / "inside")]) == 2  # a file is no folder
 
 
 @pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4)],
