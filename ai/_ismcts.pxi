@@ -624,7 +624,9 @@ cdef int choose_root(Tree* t, Rng* rng, int* child_out) noexcept nogil:
 
 
 cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
-                  double* values, Rng* rng) noexcept nogil:
+                  double* values, Rng* rng, int forced) noexcept nogil:
+    """One iteration from the root in ``det``: the root move ``forced`` (a position in root_ki),
+    or, if it is -1, the one choose_root picks."""
     cdef int node = 0, seat, n, i, j, child, steps
     cdef int path[MAX_DEPTH]
     cdef int depth = 1
@@ -632,7 +634,11 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
     cdef double reward[MAX_SEATS]
     path[0] = 0
     if not g_over(det) and t.root_n > 0:
-        j = choose_root(t, rng, &child)
+        if forced >= 0:
+            j = forced
+            child = t.root_child[j]
+        else:
+            j = choose_root(t, rng, &child)
         if child == NO_NODE:
             child = t.root_base + j
             node_init(t, child, t.root_ki[j].key, t.searcher)
@@ -812,17 +818,98 @@ cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, dou
                                    deadline if seconds > 0 else 0.0, min_ess)
         if alive[0] == 0:   # no sample fits the clues (a model too sure of itself): uniform
             pool = NULL
+    if belief == NULL:
+        pool = NULL
+    if t.halving:
+        return run_halving(t, det, info, max_iterations, seconds, deadline, &rng, acts, ki, found, values,
+                           pool, cum, particles)
     while done < max_iterations:
-        if belief != NULL and pool != NULL:
-            det[0] = pool[pick_particle(cum, particles, &rng)]
-        else:
-            determinize(det, info, &rng)
+        draw(det, info, pool, cum, particles, &rng)
         if done == 0:
             root_setup(t, det, values)
-        iterate(t, det, acts, ki, found, values, &rng)
+        iterate(t, det, acts, ki, found, values, &rng, -1)
         done += 1
         if seconds > 0 and (done & 63) == 0 and now_seconds() > deadline:
             break
+    return done
+
+
+cdef inline void draw(GameState* det, void* info, const GameState* pool, const double* cum,
+                      int particles, Rng* rng) noexcept nogil:
+    """A determinization: a weighted particle of ``pool``, or (no pool) a uniform sample."""
+    if pool != NULL:
+        det[0] = pool[pick_particle(cum, particles, rng)]
+    else:
+        determinize(det, info, rng)
+
+
+cdef inline double root_mean(const Tree* t, int j) noexcept nogil:
+    cdef int c = t.root_child[j]
+    if c == NO_NODE or t.nodes[c].visits == 0:
+        return -1e300
+    return t.nodes[c].reward / t.nodes[c].visits
+
+
+cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
+                     double deadline, Rng* rng, void* acts, KeyIdx* ki, int* found, double* values,
+                     const GameState* pool, const double* cum, int particles) noexcept nogil:
+    """Sequential halving at the root with common random numbers: ceil(log2 n) rounds, each
+    with an equal share of the budget; in a round every surviving root move is tried in the same
+    determinizations, each with the same random stream below it (so two moves are compared in
+    the same worlds, and the comparison's noise is that of their difference), and the better
+    half by mean reward survives. ``t.chosen`` gets the last survivor. The tree below each root
+    move grows as in ``iterate``. Returns the iterations (one per move and determinization)."""
+    cdef int done = 0, n, rounds, r, alive, i, j, a, b, share
+    cdef int* survivors
+    cdef double round_deadline
+    cdef GameState base
+    cdef Rng below, stream
+    draw(&base, info, pool, cum, particles, rng)
+    root_setup(t, &base, values)
+    n = t.root_n
+    t.chosen = -1
+    survivors = <int*>malloc((n + 1) * sizeof(int))
+    if n == 0 or survivors == NULL:
+        free(survivors)
+        return 0
+    for j in range(n):
+        survivors[j] = j
+    alive = n
+    rounds = 0
+    while (1 << rounds) < n:
+        rounds += 1
+    for r in range(max(rounds, 1)):
+        share = (max_iterations - done) // (max(rounds, 1) - r)
+        round_deadline = now_seconds() + (deadline - now_seconds()) / (max(rounds, 1) - r)
+        i = 0
+        while True:
+            if i > 0:
+                if seconds > 0 and now_seconds() > round_deadline:
+                    break
+                if (i + 1) * alive > share:
+                    break
+            if not (done == 0 and i == 0):
+                draw(&base, info, pool, cum, particles, rng)
+            below.state = rng_next(rng)
+            for a in range(alive):
+                det[0] = base
+                stream = below
+                iterate(t, det, acts, ki, found, values, &stream, survivors[a])
+            done += alive
+            i += 1
+        # keep the better half (insertion sort by mean reward, best first; a stable order)
+        for a in range(1, alive):
+            j = survivors[a]
+            b = a
+            while b > 0 and root_mean(t, survivors[b - 1]) < root_mean(t, j):
+                survivors[b] = survivors[b - 1]
+                b -= 1
+            survivors[b] = j
+        alive = (alive + 1) // 2
+        if alive <= 1:
+            break
+    t.chosen = survivors[0]
+    free(survivors)
     return done
 
 
@@ -878,7 +965,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
-           ValueModel value=None, str opponents="search"):
+           ValueModel value=None, str opponents="search", str root="puct"):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -909,6 +996,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     or "policy" (they play the heuristic's move, as in the rollouts: a best response to it).
     ``value``: a learned leaf value (ai/value_net.py) for this game: a rollout stops after
     ``rollout_cap`` moves and, unless the round is over, the network values the position.
+    ``root``: "puct" (the root's moves chosen like any node's) or "halving" (sequential halving
+    over the root's moves, each round's survivors tried in the same determinizations:
+    run_halving; the answer is the last survivor).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -939,6 +1029,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"a {value.game} value network cannot value {game}")
     if opponents not in ("search", "policy"):
         raise ValueError(f"unknown opponents {opponents!r}: choose search or policy")
+    if root not in ("puct", "halving"):
+        raise ValueError(f"unknown root {root!r}: choose puct or halving")
     if rollout_cap < 0:
         raise ValueError("rollout_cap must be at least 0")
     if clues:
@@ -971,6 +1063,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.root_floor = max(root_floor, 0)
     t.net = NULL if value is None else &value.net
     t.opp_policy = opponents == "policy"
+    t.halving = root == "halving"
+    t.chosen = -1
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]
@@ -1029,9 +1123,11 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
                              t.nodes[child].reward / max(t.nodes[child].visits, 1)))
             if best == NO_NODE or t.nodes[child].visits > t.nodes[best].visits:
                 best = child
+        if t.chosen >= 0:
+            best = t.root_child[t.chosen]
         texts = _root_texts(game, solo_info if game == "solo" else scout_info, seat, seed)
-        ranked = sorted(((texts.get(k), v, r) for k, v, r in children), key=lambda c: -c[1])
         action = None if best == NO_NODE else texts.get(t.nodes[best].key)
+        ranked = sorted(((texts.get(k), v, r) for k, v, r in children), key=lambda c: (-c[1], c[0] != action))
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
         return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,

@@ -317,3 +317,5 @@ ctypedef struct Tree:
     long long off_policy  # the other seats' tree moves that were not the heuristic's best (stats)
     bint opp_policy    # the other seats' tree moves are the heuristic's (its best by value), not searched
     const ValueNet* net  # the learned leaf value after rollout_cap rollout moves (NULL: roll out to the end)
+    bint halving       # the root's moves by sequential halving over shared determinizations (run_halving)
+    int chosen         # the root move halving settled on (a position in root_ki; -1: the most visited)

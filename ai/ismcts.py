@@ -40,7 +40,7 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int, "leaf": str, "rollout_cap": int,
-            "opponents": str}
+            "opponents": str, "root": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
@@ -56,7 +56,7 @@ the tree, docs/ai.md "Thinking longer")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
-         "leaf": ("rollout", "net"), "opponents": ("search", "policy")}
+         "leaf": ("rollout", "net"), "opponents": ("search", "policy"), "root": ("puct", "halving")}
 """The settings that take a word, and their words."""
 
 

@@ -63,6 +63,37 @@ def test_each_root_move_is_one_child_and_every_iteration_passes_one(config: Any)
     assert widest > 5
 
 
+@pytest.mark.parametrize("config", [SoloConfig.preset("anniversary", 4), ScoutConfig(players=4)],
+                         ids=lambda c: c.describe())
+def test_halving_keeps_the_better_half_of_the_root_each_round(config: Any) -> None:
+    """``root="halving"``: the budget is kept; the root's moves are tried in rounds, so as many
+    moves reach each visit count as survived to that round (all, then half, ...); the answer is
+    the most visited move, which beat the other finalist on mean reward; a seed repeats it; and
+    it is not the PUCT search's root."""
+    differs = 0
+    for match, seat in positions(config, 4):
+        obs = match.observation(seat)
+        text, stats = search(config.game, obs, obs["config"], seat, iterations=2000, seed=5, root="halving")
+        children = stats["children"]
+        assert text in {str(a) for a in match.legal_actions(seat)}
+        assert stats["iterations"] <= 2000 and sum(v for _, v, _ in children) == stats["iterations"]
+        assert children[0][0] == text
+        if len(children) > 1:
+            assert children[1][1] < children[0][1] or children[1][2] <= children[0][2]
+        rounds = [len(children)]  # moves in each round: n, then the better half (rounded up) ...
+        while rounds[-1] > 2:
+            rounds.append((rounds[-1] + 1) // 2)
+        levels = sorted({v for _, v, _ in children})
+        assert [sum(v >= level for _, v, _ in children) for level in levels] == rounds
+        assert search(config.game, obs, obs["config"], seat, iterations=2000, seed=5,
+                      root="halving")[1]["children"] == children
+        puct = search(config.game, obs, obs["config"], seat, iterations=2000, seed=5)[1]["children"]
+        differs += puct != children
+    assert differs > 0
+    with pytest.raises(ValueError, match="root"):
+        search(config.game, obs, obs["config"], seat, iterations=10, root="tournament")
+
+
 def test_a_seconds_budget_stops_the_search() -> None:
     match, seat = positions(SoloConfig.preset("anniversary", 4), 2)[-1]
     obs = match.observation(seat)
@@ -135,7 +166,8 @@ def _swap_hidden(match: Match, seat: int) -> Match | None:
 @pytest.mark.parametrize("options", [{}, {"rollout": "random"}, {"cpuct": 0.0}, {"max_depth": 1},
                                      {"keys": "cards"}, {"keys": "cards", "cpuct": 0.0},
                                      {"opponents": "policy"},
-                                     {"opponents": "policy", "keys": "cards", "reward_mode": 1}], ids=str)
+                                     {"opponents": "policy", "keys": "cards", "reward_mode": 1},
+                                     {"root": "halving", "opponents": "policy", "keys": "cards"}], ids=str)
 def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
         config: Any, options: dict[str, Any]) -> None:
     """Same observation and seed, hidden cards swapped between other hands and the pile: the
