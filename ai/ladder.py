@@ -36,6 +36,15 @@ of the cards; over a match a level's edge adds up), single SCOUT rounds (docs/ai
 STEPS = ["strong/normal", "normal/fast", "fast/heuristic"]
 
 
+def game_config(name: str, players: int = 4) -> Any:
+    """The ``name``d game's config (GAMES) for ``players`` seats."""
+    if players == 4:
+        return GAMES[name]
+    if name == "scout":
+        return ScoutConfig(players=players)
+    return SoloConfig.preset(name.removeprefix("solo-"), players)
+
+
 def spec(level: str) -> str:
     """``heuristic`` and ``random`` are bots; anything else is an ismcts level (``fast``,
     ``1500``, ``3000+cpuct=1``: ``parse_level`` in ai/ismcts.py)."""
@@ -113,13 +122,13 @@ def _upper_shares(results: list[dict[str, Any]]) -> dict[int, float]:
 
 
 def compare(name: str, first: str, second: str, lower: str, deals: int, workers: int, master: int,
-            rounds: int | None = None) -> dict[str, Any]:
-    """``first`` and then ``second`` in one seat against three ``lower``, on the same deals
-    and rotations (the same cards and the same lower bots' seeds): each one's win rate (the
-    mean over deals of its share of the deal's wins; parity 1/4) and CPU per move, and the
-    paired difference of the win rates, deal by deal, each with its 95% t interval over the
-    deals."""
-    config: Any = GAMES[name]
+            rounds: int | None = None, players: int = 4) -> dict[str, Any]:
+    """``first`` and then ``second`` in one seat against ``players`` - 1 ``lower``, on the
+    same deals and rotations (the same cards and the same lower bots' seeds): each one's win
+    rate (the mean over deals of its share of the deal's wins; parity 1 / players) and CPU per
+    move, and the paired difference of the win rates, deal by deal, each with its 95% t
+    interval over the deals."""
+    config: Any = game_config(name, players)
     unit = ROUNDS[name] if rounds is None else rounds
     out: dict[str, Any] = {"game": name, "lower": lower, "deals": deals, "seed": master}
     shares = []
@@ -151,15 +160,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--players", type=int, default=4)
     args = parser.parse_args(argv)
     try:
         parse_steps(args.game, f"{args.first}/{args.lower},{args.second}/{args.lower}")
-    except ParseError as err:
+        game_config(args.game, args.players)
+    except (ParseError, ValueError) as err:
         parser.error(str(err))
     r = compare(args.game, args.first, args.second, args.lower, args.deals, args.workers, args.seed,
-                args.rounds)
+                args.rounds, args.players)
     a, b, d = r["first"], r["second"], r["difference"]
-    print(f"{args.game} vs 3 x {args.lower}, {args.deals} deals x 4 rotations, seed {args.seed}: "
+    n = args.players
+    print(f"{args.game}, {n} players, vs {n - 1} x {args.lower}, {args.deals} deals x {n} rotations, "
+          f"seed {args.seed}: "
           f"{a['level']} {100 * a['win_rate']:.1f}% [{100 * a['ci'][0]:.1f}, {100 * a['ci'][1]:.1f}] "
           f"({a['cpu_ms_per_move']:.1f} CPU ms/move); {b['level']} {100 * b['win_rate']:.1f}% "
           f"[{100 * b['ci'][0]:.1f}, {100 * b['ci'][1]:.1f}] ({b['cpu_ms_per_move']:.1f}); paired difference "

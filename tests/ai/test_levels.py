@@ -181,3 +181,17 @@ def test_compare_plays_two_levels_on_the_same_deals() -> None:
     gap = two["first"]["win_rate"] - two["second"]["win_rate"]
     assert two["difference"]["win_rate"] == pytest.approx(gap, abs=1e-3)
     assert two["second"]["win_rate"] == pytest.approx(0.25, abs=1e-3)  # four heuristics: parity
+
+
+def test_compare_seats_as_many_players_as_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--players 3``: three seats, three rotations, parity a third; a count the game does not
+    allow is one line and exit 2."""
+    from cardtable.ai.ladder import compare
+    from cardtable.ai.ladder import main as ladder_main
+
+    three = compare("scout", "heuristic", "heuristic", "heuristic", deals=2, workers=1, master=5, players=3)
+    assert three["first"]["win_rate"] == pytest.approx(1 / 3, abs=1e-3)
+    with pytest.raises(SystemExit) as done:
+        ladder_main(["--game", "scout", "--first", "25", "--second", "25", "--players", "7"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "2 to 5 players" in err and "Traceback" not in err
