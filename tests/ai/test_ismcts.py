@@ -97,8 +97,9 @@ def test_halving_keeps_the_better_half_of_the_root_each_round(config: Any) -> No
 def test_a_seconds_budget_stops_the_search() -> None:
     match, seat = positions(SoloConfig.preset("anniversary", 4), 2)[-1]
     obs = match.observation(seat)
-    _, stats = search("solo", obs, obs["config"], seat, seconds=0.05, seed=1)
-    assert stats["iterations"] > 0 and stats["seconds"] < 1.0
+    for root in ("puct", "halving"):
+        _, stats = search("solo", obs, obs["config"], seat, seconds=0.05, seed=1, root=root)
+        assert stats["iterations"] > 0 and stats["seconds"] < 1.0
 
 
 def test_a_budget_is_required() -> None:
