@@ -2,9 +2,10 @@
 
 Levels are iteration budgets (plus fixed settings), so a seeded match plays the same on every
 machine however fast it is: ``fast`` 25 and ``normal`` 100 iterations per decision, ``strong``
-2,000 with the other seats played by the heuristic inside the tree, SCOUT's other seats' moves
-named by their cards and a reward for beating the best other seat (docs/ai.md, "Thinking
-longer": it beats the old ``strong``, 500 plain iterations, in SCOUT and both SOLO editions).
+8,000 with the root's moves compared by sequential halving in shared samples, the other seats
+played by the heuristic inside the tree, SCOUT's other seats' moves named by their cards and a
+reward for beating the best other seat (docs/ai.md, "Thinking longer" and "Sequential
+halving": it beats the earlier ``strong`` levels in SCOUT and both SOLO editions).
 ``bench/ladder.py`` measures each step against three of the level below (docs/ai.md, "Does
 more thinking win more?"). The search's other settings are its per-game defaults
 (``ai._search.SEARCH_DEFAULTS``); experimental levels (``1500``, ``3000+cpuct=1``,
@@ -32,9 +33,10 @@ from cardtable.ai.value_net import shipped_network, table_name
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
-LEVELS = {"fast": 25, "normal": 100, "strong": 2000}
+LEVELS = {"fast": 25, "normal": 100, "strong": 8000}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {
-    "fast": {}, "normal": {}, "strong": {"opponents": "policy", "keys": "cards", "reward_mode": 1}}
+    "fast": {}, "normal": {},
+    "strong": {"root": "halving", "opponents": "policy", "keys": "cards", "reward_mode": 1}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
@@ -75,16 +77,19 @@ def parse_budget(budget: str) -> tuple[int, float]:
 
 
 def parse_level(level: str) -> tuple[int, dict[str, Any]]:
-    """A level name (``fast``) or an experimental budget with settings (``1500``,
-    ``3000+cpuct=1+prior_temp=2``) → (iterations, search settings); ParseError if neither.
-    A time budget (``1s``, ``0.5s+infer=0``) gives 0 iterations and the setting ``seconds``."""
-    if level in LEVELS:
-        return LEVELS[level], dict(LEVEL_SETTINGS[level])
+    """A level name (``fast``; with settings after it, ``strong+threads=2``, the level's own
+    changed or added) or an experimental budget with settings (``1500``,
+    ``3000+cpuct=1+prior_temp=2``, which start from none) → (iterations, search settings);
+    ParseError if neither. A time budget (``1s``, ``0.5s+infer=0``) gives 0 iterations and the
+    setting ``seconds``."""
     budget, *pairs = level.split("+")
-    iterations, seconds = parse_budget(budget)
     settings: dict[str, Any] = {}
-    if seconds:
-        settings["seconds"] = seconds
+    if budget in LEVELS:
+        iterations, settings = LEVELS[budget], dict(LEVEL_SETTINGS[budget])
+    else:
+        iterations, seconds = parse_budget(budget)
+        if seconds:
+            settings["seconds"] = seconds
     for pair in pairs:
         key, _, text = pair.partition("=")
         if key not in SETTINGS:

@@ -31,10 +31,20 @@ def test_an_experimental_level_is_a_budget_with_settings() -> None:
     assert parse_level("500+keys=cards+rollout=random") == (500, {"keys": "cards", "rollout": "random"})
 
 
+def test_a_named_level_takes_settings_after_it() -> None:
+    """``strong+threads=2`` is strong's budget and settings, threads added; a setting it has is
+    changed; the level's own table is left as it was."""
+    iterations, settings = parse_level("strong+threads=2+reward_mode=0")
+    assert iterations == LEVELS["strong"]
+    assert settings == {**LEVEL_SETTINGS["strong"], "threads": 2, "reward_mode": 0}
+    assert LEVEL_SETTINGS["strong"]["reward_mode"] == 1
+    assert parse_level("fast+cpuct=1") == (LEVELS["fast"], {"cpuct": 1.0})
+
+
 @pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
                                    "500+trees=0", "500+threads=0", "500+threads=999", "500+keys=colours",
                                    "500+rollout=greedy", "500+rollout_cap=-1", "500+opponents=all",
-                                   "500+leaf=oracle"])
+                                   "500+leaf=oracle", "strong+root=lucky", "strong+depth=3"])
 def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
     with pytest.raises(ParseError) as err:
         make_bot(f"ismcts:{level}", b"seed", 0)
