@@ -53,8 +53,9 @@ the moves visited at least a tenth as often as the most visited) and ``infer`` (
 determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
 settings tune it), ``leaf`` (``net``: after ``rollout_cap`` rollout moves, 0 unless given, the
 table's shipped value network values the position, ai/value_net.py; a table without one rolls
-out to the end) and ``opponents`` (``policy``: the other seats play the heuristic's move inside
-the tree, docs/ai.md "Thinking longer")."""
+out to the end), ``opponents`` (``policy``: the other seats play the heuristic's move inside
+the tree, docs/ai.md "Thinking longer") and ``root`` (``halving``: the root's moves compared by
+sequential halving in shared determinizations, docs/ai.md "Sequential halving")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
