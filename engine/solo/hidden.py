@@ -592,9 +592,11 @@ class SlotRound:
     def answer(self, seat: int, public: bool = False) -> Simple | None:
         """The answer ``seat``'s machine gives now: when the round asks it, or (``with_play``
         call) as soon as its window's miss is not public, so that the next action need not wait.
-        None: nothing to answer. With ``public``, whether an answer may be given (either one)."""
+        None: nothing to answer (nor once the round is over: no action is taken then). With
+        ``public``, whether an answer may be given (either one)."""
         window = self.window_of(seat)
-        if window is None or MISSED not in window.public or window.public == {MISSED}:
+        if self.winner is not None or window is None or MISSED not in window.public \
+                or window.public == {MISSED}:
             return None
         asked = self.asked is not None and self.asked.seat == seat
         if not asked and (self.asked is not None or self.config.call != "with_play"):

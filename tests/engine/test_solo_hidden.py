@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cardtable.engine.errors import IllegalAction, ParseError
@@ -29,6 +29,7 @@ configs = st.builds(lambda e, n, o: Config.preset(e, n, **o), st.sampled_from(["
 
 @SETTINGS
 @given(configs, st.binary(min_size=1, max_size=8))
+@example(Config.preset("anniversary", 2, call="with_play"), b"'H\xe4")  # a window open as the round ended
 def test_each_view_follows_the_engine_and_knows_just_what_its_seat_may(config: Config, seed: bytes) -> None:
     table = play_round(config, seed)
     if table.engine.is_over():
