@@ -875,12 +875,12 @@ cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, do
     for j in range(n):
         survivors[j] = j
     alive = n
-    rounds = 0
+    rounds = 1   # ceil(log2 n), at least one
     while (1 << rounds) < n:
         rounds += 1
-    for r in range(max(rounds, 1)):
-        share = (max_iterations - done) // (max(rounds, 1) - r)
-        round_deadline = now_seconds() + (deadline - now_seconds()) / (max(rounds, 1) - r)
+    for r in range(rounds):
+        share = (max_iterations - done) // (rounds - r)
+        round_deadline = now_seconds() + (deadline - now_seconds()) / (rounds - r)
         i = 0
         while True:
             if i > 0:
