@@ -36,6 +36,24 @@ def test_each_view_follows_the_engine_and_knows_just_what_its_seat_may(config: C
         table.finish()
 
 
+def test_once_the_round_is_over_no_seat_owes_an_answer_and_none_is_taken() -> None:
+    """A call window still open as the round ended (the case hypothesis found): no machine
+    offers an answer, and an answer a modified member sends anyway (either one, to any peer) is
+    refused by every view, so nothing about the window is learned after the end."""
+    table = play_round(Config.preset("anniversary", 2, call="with_play"), b"'H\xe4")
+    assert table.full.winner is not None
+    open_windows = 0
+    for view in table.views():
+        for seat in range(table.n):
+            assert view.answer(seat) is None and view.answer(seat, public=True) is None
+            window = view.window_of(seat)
+            open_windows += window is not None and MISSED in window.public and window.public != {MISSED}
+            for lie in (str(OWED), "clear"):
+                with pytest.raises(IllegalAction, match="round is over"):
+                    view.apply(seat, lie)
+    assert open_windows > 0  # the case still has a window open, or it tests nothing
+
+
 COVERED = [(Config.preset("anniversary", 3, hand_size=4), b"cover-7"),
            (Config.preset("classic", 3, multiples=True, gifts=True), b"cover-2"),
            (Config.preset("anniversary", 4, call="with_play"), b"cover-1"),
