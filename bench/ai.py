@@ -24,7 +24,9 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
 5. With ``--agreement``: on the committed SCOUT positions (``bench/agreement_positions.json``:
    100 positions of 4-player rounds played by the heuristic bots, as the moves that led to
    them), the share of the search's answers (two seeds each) equal to the answer of a search
-   of 2,000 iterations given the true hands, per budget, without inference and with it.
+   of 2,000 iterations (``--reference``) given the true hands, per budget, without inference
+   and with it. With ``--ceiling W``: the most an honest player can agree with that answer,
+   estimated from the answers of the same search in W worlds drawn from what the seat knows.
 6. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
@@ -33,9 +35,11 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -237,13 +241,19 @@ def agreement_positions() -> list[tuple[dict[str, Any], dict[str, Any], int, lis
     return out
 
 
-def agreement(budgets: list[int], settings: dict[str, Any]) -> None:
-    print("\nagreement with a 2,000-iteration search given the true hands, 100 committed SCOUT positions,")
+def true_answer(truth: dict[str, Any], seat: int, budget: int, settings: dict[str, Any]) -> str:
+    """The reference: the answer of a search of ``budget`` iterations that sees every hand."""
+    text, _ = _search.search("scout", truth, truth["config"], seat, iterations=budget, seed=99, **settings)
+    return str(text)
+
+
+def agreement(budgets: list[int], settings: dict[str, Any], reference_budget: int) -> None:
+    print(f"\nagreement with a {reference_budget:,}-iteration search given the true hands, "
+          "100 committed SCOUT positions,")
     print("two seeds each (share of answers equal to its answer); the true-hands search itself, other seeds")
     print(f"every search with {settings or 'the default settings'}")
     positions = agreement_positions()
-    reference = [_search.search("scout", t, t["config"], seat, iterations=2000, seed=99, **settings)[0]
-                 for _, t, seat, _ in positions]
+    reference = [true_answer(t, seat, reference_budget, settings) for _, t, seat, _ in positions]
     print(f"{'iterations':>10} {'uniform':>8} {'inference':>10} {'true hands':>11}")
     for budget in budgets:
         shares = [0, 0, 0]
@@ -256,6 +266,55 @@ def agreement(budgets: list[int], settings: dict[str, Any]) -> None:
         total = 2 * len(positions)
         print(f"{budget:>10,} {100 * shares[0] / total:>7.1f}% {100 * shares[1] / total:>9.1f}% "
               f"{100 * shares[2] / total:>10.1f}%", flush=True)
+
+
+def agreement_ceiling(worlds: int, settings: dict[str, Any], reference_budget: int) -> None:
+    """How often an honest player can agree with the true-hands answer at all: in each position,
+    the true-hands search (as the reference) in ``worlds`` hidden-card worlds drawn from what the
+    seat knows; the move it answers most often there is the best guess from the observation."""
+    print(f"\nagreement ceiling: the reference search ({reference_budget:,} iterations given the hands) in "
+          f"{worlds} worlds a position, sampled uniformly from")
+    print("the seat's information and weighed by its clues (T = 1); the best guess is the move the")
+    print("reference answers most often there, its agreement that with the true position's answer;")
+    print("'ceiling' is the mean over positions of the best guess's share of the worlds (half the")
+    print("worlds choose the guess, the other half count it, and the other way round)")
+    print(f"every search with {settings or 'the default settings'}")
+    rows = {"uniform": [0.0, 0.0], "inference": [0.0, 0.0]}
+    positions = agreement_positions()
+    for obs, truth, seat, clues in positions:
+        answer = true_answer(truth, seat, reference_budget, settings)
+        info = _search.ScoutInfoSet(obs, obs["config"])
+        clue_set = _search.ScoutClueSet(clues) if clues else None
+        answers, weights = [], []
+        for k in range(worlds):
+            world = info.sample(1000 + k)
+            hands = world.snapshot()["hands"]
+            known = [hand if s != seat else [None] * len(hand) for s, hand in enumerate(hands)]
+            answers.append(true_answer({**obs, "known": known}, seat, reference_budget, settings))
+            weights.append(math.exp(clue_set.logweight(world)) if clue_set else 1.0)
+        for name, w in (("uniform", [1.0] * worlds), ("inference", weights)):
+            votes: Counter[str] = Counter()
+            for text, weight in zip(answers, w, strict=True):
+                votes[text] += weight
+            rows[name][0] += votes.most_common(1)[0][0] == answer
+            rows[name][1] += _held_out_share(answers, w)
+    print(f"{'belief':>10} {'best guess agrees':>18} {'ceiling':>8}")
+    for name, (agree, share) in rows.items():
+        print(f"{name:>10} {100 * agree / len(positions):>17.1f}% {100 * share / len(positions):>7.1f}%")
+
+
+def _held_out_share(answers: list[str], weights: list[float]) -> float:
+    """The weighted share of one half's answers equal to the other half's favourite, both ways."""
+    halves = [list(zip(answers[h::2], weights[h::2], strict=True)) for h in (0, 1)]
+    shares = []
+    for pick, count in (halves, halves[::-1]):
+        votes: Counter[str] = Counter()
+        for text, weight in pick:
+            votes[text] += weight
+        guess = votes.most_common(1)[0][0]
+        total = sum(weight for _, weight in count)
+        shares.append(sum(weight for text, weight in count if text == guess) / total if total else 0.0)
+    return sum(shares) / 2
 
 
 def budgets() -> None:
@@ -478,10 +537,17 @@ def main() -> None:
                         help="search settings for --agreement, as in a level (opponents=policy+cpuct=1)")
     parser.add_argument("--agreement", default="", metavar="BUDGETS",
                         help="only the agreement with the true-hands search at these budgets (500,2000,8000)")
+    parser.add_argument("--ceiling", type=int, default=0, metavar="WORLDS",
+                        help="only the agreement an honest player can reach at best, from this many worlds")
+    parser.add_argument("--reference", type=int, default=2000, metavar="N",
+                        help="iterations of the true-hands search --agreement and --ceiling compare with")
     args = parser.parse_args()
+    settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
+    if args.ceiling:
+        agreement_ceiling(args.ceiling, settings, args.reference)
+        return
     if args.agreement:
-        settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
-        agreement([int(b) for b in args.agreement.split(",")], settings)
+        agreement([int(b) for b in args.agreement.split(",")], settings, args.reference)
         return
     if args.only:
         {"threads": threads, "evaluation": evaluation}[args.only](args.seconds)
