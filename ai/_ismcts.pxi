@@ -460,16 +460,27 @@ cdef int choose_puct(Tree* t, int node, KeyIdx* ki, int n, int* found, Rng* rng,
 cdef int choose_policy(Tree* t, int node, const KeyIdx* ki, int n, const double* values, Rng* rng,
                        int* child_out) noexcept nogil:
     """The other seats' model: the move the heuristic values most (ties at random), as their
-    rollout policy plays; ``*child_out`` = its child, or NO_NODE: expand it."""
+    rollout policy plays, or with ``opp_sample`` a move drawn in proportion to its prior (set
+    by set_priors); ``*child_out`` = its child, or NO_NODE: expand it."""
     cdef int j, pick = 0, ties = 1, pos
+    cdef double u
     cdef const Node* kids
-    for j in range(1, n):
-        if values[ki[j].idx] > values[ki[pick].idx]:
-            pick, ties = j, 1
-        elif values[ki[j].idx] == values[ki[pick].idx]:
-            ties += 1
-            if rng_below(rng, ties) == 0:
+    if t.opp_sample:
+        u = rng_unit(rng)
+        pick = n - 1
+        for j in range(n):
+            u -= ki[j].prior
+            if u < 0:
                 pick = j
+                break
+    else:
+        for j in range(1, n):
+            if values[ki[j].idx] > values[ki[pick].idx]:
+                pick, ties = j, 1
+            elif values[ki[j].idx] == values[ki[pick].idx]:
+                ties += 1
+                if rng_below(rng, ties) == 0:
+                    pick = j
     child_out[0] = NO_NODE
     if t.nodes[node].nkids > 0:
         pos = kid_position(t, node, ki[pick].key)
@@ -480,16 +491,16 @@ cdef int choose_policy(Tree* t, int node, const KeyIdx* ki, int n, const double*
 
 
 cdef inline bint is_best(const KeyIdx* ki, int n, const double* values, int j) noexcept nogil:
-    """Whether move j is one the heuristic values most."""
+    """Whether move j is one the heuristic values most (to within rounding: 1e-9)."""
     cdef int i
     for i in range(n):
-        if values[ki[i].idx] > values[ki[j].idx]:
+        if values[ki[i].idx] > values[ki[j].idx] + 1e-9:
             return False
     return True
 
 
-cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) noexcept nogil:
-    """ki[i].prior = softmax(values[ki[i].idx] / prior_temp); the root's WAIT counts as 0."""
+cdef inline void set_priors(KeyIdx* ki, int n, const double* values, double temp) noexcept nogil:
+    """ki[i].prior = softmax(values[ki[i].idx] / temp); the root's WAIT counts as 0."""
     cdef int i
     cdef double top = -1e300, total = 0.0, v, p
     for i in range(n):
@@ -498,7 +509,7 @@ cdef inline void set_priors(Tree* t, KeyIdx* ki, int n, const double* values) no
             top = v
     for i in range(n):
         v = (values[ki[i].idx] if ki[i].idx >= 0 else 0.0) - top
-        p = exp(v / t.prior_temp) if v > -30.0 * t.prior_temp else 0.0  # below e^-30: nothing
+        p = exp(v / temp) if v > -30.0 * temp else 0.0  # below e^-30: nothing
         ki[i].prior = <float>p
         total += p
     for i in range(n):
@@ -540,7 +551,7 @@ cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
         t.root_ki[n].idx = -1
         n += 1
     if t.cpuct > 0 and n > 0:
-        set_priors(t, t.root_ki, n, values)
+        set_priors(t.root_ki, n, values, t.prior_temp)
     for i in range(n):
         t.root_child[i] = NO_NODE
     t.root_n = n
@@ -674,14 +685,16 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
             else:   # (SCOUT's positional keys come sorted)
                 sort_if_needed(ki, n)
             if t.cpuct > 0 and t.opp_policy and seat != t.searcher:
+                if t.opp_sample:
+                    set_priors(ki, n, values, t.opp_temp)
                 j = choose_policy(t, node, ki, n, values, rng, &child)
             elif t.cpuct > 0:
-                set_priors(t, ki, n, values)
+                set_priors(ki, n, values, t.prior_temp)
                 j = choose_puct(t, node, ki, n, found, rng, &child)
-                if seat != t.searcher and not is_best(ki, n, values, j):
-                    t.off_policy += 1
             else:
                 j = choose(t, node, ki, n, found, rng, &child)
+        if t.cpuct > 0 and seat != t.searcher and not is_best(ki, n, values, j):
+            t.off_policy += 1
         if child == NO_NODE:
             child = add_child(t, node, ki[j].key, seat)
             if child == NO_NODE:  # the pool is full: stop growing, roll out from here
@@ -965,7 +978,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
-           ValueModel value=None, str opponents="search", str root="puct"):
+           ValueModel value=None, str opponents="search", double opp_temp=0.0, str root="puct"):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
@@ -992,8 +1005,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     a shown block's possible positions are weighed, at most ``infer_positions`` of them (drawn).
     ``root_floor``: every root move is visited at least this many times before the selection
     rule chooses (the budget should allow it), so that each gets a value (ai/review.py).
-    ``opponents``: "search" (the other seats' moves in the tree are searched like the searcher's)
-    or "policy" (they play the heuristic's move, as in the rollouts: a best response to it).
+    ``opponents``: "search" (the other seats' moves in the tree are searched like the searcher's),
+    "policy" (they play the heuristic's move, as in the rollouts: a best response to it) or
+    "sample" (they play a move drawn from softmax(value / ``opp_temp``), 0: ``prior_temp``).
     ``value``: a learned leaf value (ai/value_net.py) for this game: a rollout stops after
     ``rollout_cap`` moves and, unless the round is over, the network values the position.
     ``root``: "puct" (the root's moves chosen like any node's) or "halving" (sequential halving
@@ -1027,8 +1041,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
     if value is not None and value.game != game:
         raise ValueError(f"a {value.game} value network cannot value {game}")
-    if opponents not in ("search", "policy"):
-        raise ValueError(f"unknown opponents {opponents!r}: choose search or policy")
+    if opponents not in ("search", "policy", "sample"):
+        raise ValueError(f"unknown opponents {opponents!r}: choose search, policy or sample")
     if root not in ("puct", "halving"):
         raise ValueError(f"unknown root {root!r}: choose puct or halving")
     if rollout_cap < 0:
@@ -1062,12 +1076,14 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.card_keys = keys == "cards" and game == "scout"
     t.root_floor = max(root_floor, 0)
     t.net = NULL if value is None else &value.net
-    t.opp_policy = opponents == "policy"
+    t.opp_policy = opponents in ("policy", "sample")
+    t.opp_sample = opponents == "sample"
     t.halving = root == "halving"
     t.chosen = -1
     defaults = SEARCH_DEFAULTS[game]
     t.cpuct = cpuct if cpuct >= 0 else defaults["cpuct"]
     t.prior_temp = prior_temp or defaults["prior_temp"]
+    t.opp_temp = opp_temp if opp_temp > 0 else t.prior_temp
     t.fpu = fpu
     t.reward_mode = reward_mode
     totals = observation.get("totals") or [0] * t.players

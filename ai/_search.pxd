@@ -316,6 +316,8 @@ ctypedef struct Tree:
     int root_floor     # every root move is visited this many times before PUCT/UCB1 chooses (0: none)
     long long off_policy  # the other seats' tree moves that were not the heuristic's best (stats)
     bint opp_policy    # the other seats' tree moves are the heuristic's (its best by value), not searched
+    bint opp_sample    # ... drawn from softmax(heuristic value / opp_temp) instead of its best
+    double opp_temp
     const ValueNet* net  # the learned leaf value after rollout_cap rollout moves (NULL: roll out to the end)
     bint halving       # the root's moves by sequential halving over shared determinizations (run_halving)
     int chosen         # the root move halving settled on (a position in root_ki; -1: the most visited)

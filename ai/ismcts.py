@@ -42,7 +42,7 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int, "leaf": str, "rollout_cap": int,
-            "opponents": str, "root": str}
+            "opponents": str, "opp_temp": float, "root": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
@@ -54,12 +54,13 @@ determinizations weighted by the clues the bot read; ``particles`` and the ``inf
 settings tune it), ``leaf`` (``net``: after ``rollout_cap`` rollout moves, 0 unless given, the
 table's shipped value network values the position, ai/value_net.py; a table without one rolls
 out to the end), ``opponents`` (``policy``: the other seats play the heuristic's move inside
-the tree, docs/ai.md "Thinking longer") and ``root`` (``halving``: the root's moves compared by
+the tree, docs/ai.md "Thinking longer"; ``sample``: a move drawn from softmax(value /
+``opp_temp``), the prior's temperature unless given) and ``root`` (``halving``: the root's moves compared by
 sequential halving in shared determinizations, docs/ai.md "Sequential halving")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
-         "leaf": ("rollout", "net"), "opponents": ("search", "policy"), "root": ("puct", "halving")}
+         "leaf": ("rollout", "net"), "opponents": ("search", "policy", "sample"), "root": ("puct", "halving")}
 """The settings that take a word, and their words."""
 
 

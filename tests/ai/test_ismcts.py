@@ -168,6 +168,7 @@ def _swap_hidden(match: Match, seat: int) -> Match | None:
                                      {"keys": "cards"}, {"keys": "cards", "cpuct": 0.0},
                                      {"opponents": "policy"},
                                      {"opponents": "policy", "keys": "cards", "reward_mode": 1},
+                                     {"opponents": "sample", "keys": "cards"},
                                      {"root": "halving", "opponents": "policy", "keys": "cards"}], ids=str)
 def test_no_peeking_hidden_cards_do_not_change_the_move_or_the_root_statistics(
         config: Any, options: dict[str, Any]) -> None:

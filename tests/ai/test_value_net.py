@@ -164,6 +164,24 @@ def test_policy_opponents_play_the_heuristics_move_in_the_tree(config: Any) -> N
         search(config.game, obs, obs["config"], seat, iterations=10, opponents="nobody")
 
 
+@pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4)],
+                         ids=lambda c: c.describe())
+def test_sampled_opponents_play_the_priors_moves_in_the_tree(config: Any) -> None:
+    """``opponents="sample"``: the other seats' tree moves are drawn from the prior, so some are
+    not the heuristic's best; with a prior nearly as sharp as the best alone, none is."""
+    drawn = 0
+    for match, seat in positions(config, 4):
+        obs = match.observation(seat)
+        text, stats = search(config.game, obs, obs["config"], seat, iterations=800, seed=6,
+                             opponents="sample")
+        assert text in {str(a) for a in match.legal_actions(seat)}
+        drawn += stats["off_policy"]
+        sharp = search(config.game, obs, obs["config"], seat, iterations=800, seed=6, opponents="sample",
+                       prior_temp=1e-9)[1]
+        assert sharp["off_policy"] == 0 and sharp["mean_depth"] > 1.0
+    assert drawn > 0
+
+
 def test_no_peeking_a_search_valued_by_the_shipped_network() -> None:
     """The network values sampled worlds only: hidden cards swapped, the same answer and root
     statistics (as tests/ai/test_ismcts.py checks for every other setting)."""
