@@ -8,7 +8,7 @@ node needs cardtable installed, and the files or programs a plugin bot names.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from cardtable.engine.errors import ParseError
@@ -64,6 +64,17 @@ def connect(address: str, cpus: int | None = None) -> Any:
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
                  configure_logging=False, **local)
     return ray
+
+
+def map_on_ray(fn: Callable[..., Any], calls: list[tuple[Any, ...]], address: str,
+               cpus: int | None = None) -> list[Any]:
+    """``[fn(*call) for call in calls]``, each call a Ray task, the results in the calls' order."""
+    ray = connect(address, cpus)
+    remote = ray.remote(num_cpus=1, max_retries=2)(fn)
+    try:
+        return list(ray.get([remote.remote(*call) for call in calls]))
+    finally:
+        ray.shutdown()
 
 
 def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Iterator[dict[str, Any]]:

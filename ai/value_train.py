@@ -3,7 +3,9 @@
     python -m cardtable.ai.value_train --game scout --players 4 --rounds 40000 --seed 1
 
 deals ``rounds`` rounds with the engine's own deal (seeded), lets the heuristic bots play each
-to its end in C (``value_data``), keeps ``per_round`` positions of each from every seat's side
+to its end in C (``value_data``; in chunks of ``CHUNK`` rounds, each with its own seeded
+stream, here or as Ray tasks with ``--ray [ADDRESS]``: the same rows either way), keeps
+``per_round`` positions of each from every seat's side
 with that seat's reward at the end (the search's, tanh(margin / scale)), and fits a network with
 one hidden layer (numpy, full precision, Adam on minibatches drawn from a seeded stream) to
 them, holding a tenth of the rounds out to measure it. The file it writes
@@ -30,21 +32,43 @@ def make_config(game: str, players: int, edition: str) -> Any:
     return ScoutConfig(players=players) if game == "scout" else SoloConfig.preset(edition, players)
 
 
-def dataset(config: Any, rounds: int, seed: int, per_round: int) -> tuple[Any, Any, Any]:
-    """Features, rewards and each row's round number for ``rounds`` seeded deals."""
+CHUNK = 1000
+"""Rounds played by one task (one seeded stream); the rows do not depend on where it runs."""
+
+
+def chunk_rows(config: Any, seed: int, start: int, stop: int, per_round: int) -> tuple[Any, Any]:
+    """Features and rewards of the rounds ``start`` to ``stop`` - 1, played with a stream of their own."""
     import numpy as np
 
     from cardtable.ai._search import SEARCH_DEFAULTS, VALUE_INPUTS, value_data
 
     game = config.to_dict()["game"]
-    snapshots = [Match(config, f"value/{seed}/{k}".encode()).state.snapshot() for k in range(rounds)]
-    width = VALUE_INPUTS[game]
-    rows = rounds * per_round * config.players
-    features = np.zeros((rows, width), np.float32)
-    rewards = np.zeros(rows, np.float32)
-    done = value_data(snapshots, seed, per_round, SEARCH_DEFAULTS[game]["scale"], features, rewards)
-    round_of = np.repeat(np.arange(rounds), per_round * config.players)
-    return features[:done].astype(np.float64), rewards[:done].astype(np.float64), round_of[:done]
+    snapshots = [Match(config, f"value/{seed}/{k}".encode()).state.snapshot() for k in range(start, stop)]
+    features = np.zeros(((stop - start) * per_round * config.players, VALUE_INPUTS[game]), np.float32)
+    rewards = np.zeros(len(features), np.float32)
+    stream = (seed << 32) + start
+    done = value_data(snapshots, stream, per_round, SEARCH_DEFAULTS[game]["scale"], features, rewards)
+    return features[:done], rewards[:done]
+
+
+def dataset(config: Any, rounds: int, seed: int, per_round: int, ray: str | None = None,
+            cpus: int | None = None) -> tuple[Any, Any, Any]:
+    """Features, rewards and each row's round number for ``rounds`` seeded deals; with ``ray``
+    (an address, "" for a local cluster of ``cpus`` CPUs) each chunk is a Ray task."""
+    import numpy as np
+
+    calls = [(config, seed, start, min(start + CHUNK, rounds), per_round)
+             for start in range(0, rounds, CHUNK)]
+    if ray is None:
+        parts = [chunk_rows(*call) for call in calls]
+    else:
+        from cardtable.ai.runner_ray import map_on_ray
+
+        parts = map_on_ray(chunk_rows, calls, ray, cpus)
+    features = np.concatenate([f for f, _ in parts]).astype(np.float64)
+    rewards = np.concatenate([r for _, r in parts]).astype(np.float64)
+    round_of = np.repeat(np.arange(rounds), per_round * config.players)[:len(rewards)]
+    return features, rewards, round_of
 
 
 def fit(x: Any, y: Any, hidden: int, epochs: int, seed: int, batch: int = 2048,
@@ -92,13 +116,13 @@ def predict(net: dict[str, Any], x: Any) -> Any:
 
 
 def train(game: str, players: int, edition: str, rounds: int, seed: int, per_round: int, hidden: int,
-          epochs: int) -> dict[str, Any]:
-    """The network and how it was made (the file's content)."""
+          epochs: int, ray: str | None = None) -> dict[str, Any]:
+    """The network and how it was made (the file's content); ``ray`` as for dataset."""
     import numpy as np
 
     started = time.perf_counter()
     config = make_config(game, players, edition)
-    x, y, round_of = dataset(config, rounds, seed, per_round)
+    x, y, round_of = dataset(config, rounds, seed, per_round, ray)
     held = round_of >= rounds - rounds // 10
     net = fit(x[~held], y[~held], hidden, epochs, seed)
     error = float(np.mean((predict(net, x[held]) - y[held]) ** 2))
@@ -125,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=32, help="hidden units (at most 64)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--out", type=Path, help="the file to write (default ai/weights/<table>.json)")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help="play the rounds as Ray tasks on the cluster at ADDRESS (none: a local one)")
     args = parser.parse_args(argv)
     if args.rounds < 10 or not 1 <= args.hidden <= 64 or args.per_round < 1 or args.epochs < 1:
         print("value_train: --rounds must be at least 10, --hidden 1-64, --per-round and --epochs at least 1",
@@ -132,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         result = train(args.game, args.players, args.edition, args.rounds, args.seed, args.per_round,
-                       args.hidden, args.epochs)
+                       args.hidden, args.epochs, args.ray)
     except ValueError as err:
         print(f"value_train: {err}", file=sys.stderr)
         return 2

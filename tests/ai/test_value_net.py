@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from cardtable.ai import value_train
 from cardtable.ai._search import (
     SEARCH_DEFAULTS,
     VALUE_INPUTS,
@@ -115,6 +117,32 @@ def test_value_train_writes_a_network_the_search_can_use(tmp_path: Path) -> None
     assert json.loads(again.read_text())["w2"] == pytest.approx(data["w2"])  # same arguments, same net
     assert main(["--game", "scout", "--rounds", "3"]) == 2
     assert main([*small, "--out", str(tmp_path / "scout.json" / "inside")]) == 2  # a file is no folder
+
+
+def test_the_rows_of_a_round_do_not_depend_on_the_others_or_on_where_they_are_played(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In chunks of 10 rounds: 25 rounds begin with the rows of 20; a local Ray cluster plays
+    the chunks as tasks and gives the same rows, in the same order."""
+    ray = pytest.importorskip("ray", reason="the 'ray' extra is not installed")
+    monkeypatch.setattr(value_train, "CHUNK", 10)
+    config = ScoutConfig(players=4)
+    local = dataset(config, 25, 3, 2)
+    assert len(local[1]) == 25 * 2 * 4 and local[2][-1] == 24
+    np.testing.assert_array_equal(dataset(config, 20, 3, 2)[0], local[0][:20 * 2 * 4])
+    assert not np.array_equal(dataset(config, 25, 4, 2)[0], local[0])  # another seed, other rows
+    try:
+        on_ray = dataset(config, 25, 3, 2, ray="", cpus=2)
+    finally:
+        ray.shutdown()
+    for mine, theirs in zip(local, on_ray, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_value_train_without_ray_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
+    assert main(["--game", "scout", "--rounds", "20", "--ray"]) == 2
+    assert capsys.readouterr().err == "value_train: Ray is not installed: pip install 'cardtable[ray]'\n"
 
 
 @pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4)],
