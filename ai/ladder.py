@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cardtable.ai.bots import parse_bot_spec
+from cardtable.ai.runner_ray import require_cluster, require_ray
 from cardtable.ai.stats import mean_interval, summarize
 from cardtable.ai.tournament import Task, play_all, schedule
 from cardtable.engine.errors import ParseError
@@ -122,12 +123,13 @@ def _upper_shares(results: list[dict[str, Any]]) -> dict[int, float]:
 
 
 def compare(name: str, first: str, second: str, lower: str, deals: int, workers: int, master: int,
-            rounds: int | None = None, players: int = 4) -> dict[str, Any]:
+            rounds: int | None = None, players: int = 4, ray: str | None = None) -> dict[str, Any]:
     """``first`` and then ``second`` in one seat against ``players`` - 1 ``lower``, on the
     same deals and rotations (the same cards and the same lower bots' seeds): each one's win
     rate (the mean over deals of its share of the deal's wins; parity 1 / players) and CPU per
     move, and the paired difference of the win rates, deal by deal, each with its 95% t
-    interval over the deals."""
+    interval over the deals. With ``ray`` (an address, "" for a local cluster) the games are
+    Ray tasks: the same games, the same figures but the CPU times."""
     config: Any = game_config(name, players)
     unit = ROUNDS[name] if rounds is None else rounds
     out: dict[str, Any] = {"game": name, "lower": lower, "deals": deals, "seed": master}
@@ -135,7 +137,8 @@ def compare(name: str, first: str, second: str, lower: str, deals: int, workers:
     for key, upper in (("first", first), ("second", second)):
         specs = [spec(upper)] + [spec(lower)] * (config.players - 1)
         games = schedule(deals, specs, duplicate=True, rotate=True)
-        results = list(play_all([Task(config.to_dict(), master, g, rounds=unit) for g in games], workers))
+        tasks = [Task(config.to_dict(), master, g, rounds=unit) for g in games]
+        results = list(play_all(tasks, workers, ray))
         rows = {row["bot"]: row for row in summarize(results)}
         shares.append(_upper_shares(results))
         rate, low, high = mean_interval([(share, 1.0) for share in shares[-1].values()])
@@ -161,14 +164,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help="the games as Ray tasks on the cluster at ADDRESS (none: a local one)")
     args = parser.parse_args(argv)
     try:
         parse_steps(args.game, f"{args.first}/{args.lower},{args.second}/{args.lower}")
         game_config(args.game, args.players)
+        if args.ray is not None:
+            require_ray()
+            require_cluster(args.ray)
     except (ParseError, ValueError) as err:
         parser.error(str(err))
     r = compare(args.game, args.first, args.second, args.lower, args.deals, args.workers, args.seed,
-                args.rounds, args.players)
+                args.rounds, args.players, args.ray)
     a, b, d = r["first"], r["second"], r["difference"]
     n = args.players
     print(f"{args.game}, {n} players, vs {n - 1} x {args.lower}, {args.deals} deals x {n} rotations, "

@@ -205,3 +205,24 @@ def test_compare_seats_as_many_players_as_asked(capsys: pytest.CaptureFixture[st
         ladder_main(["--game", "scout", "--first", "25", "--second", "25", "--players", "7"])
     err = capsys.readouterr().err
     assert done.value.code == 2 and "2 to 5 players" in err and "Traceback" not in err
+
+
+def test_compare_on_a_local_ray_cluster_plays_the_same_games(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--ray``: the games as Ray tasks give the local figures (all but CPU times); an address
+    where no cluster answers is one line and exit 2, before any game."""
+    ray = pytest.importorskip("ray", reason="the 'ray' extra is not installed")
+    from cardtable.ai.ladder import compare
+    from cardtable.ai.ladder import main as ladder_main
+
+    local = compare("scout", "25", "heuristic", "random", deals=2, workers=1, master=7)
+    try:
+        on_ray = compare("scout", "25", "heuristic", "random", deals=2, workers=2, master=7, ray="")
+    finally:
+        ray.shutdown()
+    for key in ("first", "second"):
+        assert on_ray[key]["win_rate"] == local[key]["win_rate"] and on_ray[key]["ci"] == local[key]["ci"]
+    assert on_ray["difference"] == local["difference"]
+    with pytest.raises(SystemExit) as done:
+        ladder_main(["--game", "scout", "--first", "25", "--second", "25", "--ray", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and "no Ray cluster answers at 127.0.0.1:1" in err and "Traceback" not in err
