@@ -27,6 +27,8 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    of 2,000 iterations (``--reference``) given the true hands, per budget, without inference
    and with it. With ``--ceiling W``: the most an honest player can agree with that answer,
    estimated from the answers of the same search in W worlds drawn from what the seat knows.
+   With ``--fit-opponents LEVEL``: in 40 SCOUT rounds of four LEVEL bots, how often they play
+   the heuristic's best move and how likely their moves are under softmax(value / T).
 6. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
@@ -317,6 +319,34 @@ def _held_out_share(answers: list[str], weights: list[float]) -> float:
     return sum(shares) / 2
 
 
+def opponent_fit(level: str, rounds: int) -> None:
+    """How well softmax(heuristic value / T) predicts the moves of ``level`` bots: 4-player SCOUT
+    rounds of four of them, each decision with more than one candidate."""
+    temps = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 2.0]
+    loglik = dict.fromkeys(temps, 0.0)
+    best = decisions = 0
+    for r in range(rounds):
+        seed = f"bench/fit/{r}".encode()
+        match = Match(ScoutConfig(players=4), seed)
+        bots = [make_bot(level, seed, s) for s in range(4)]
+        while not match.is_over() and match.round_no == 0:
+            seat = match.to_move()
+            action = str(bots[seat].choose(match.observation(seat), match.legal_actions(seat)))
+            values = _search.ScoutMirror.from_snapshot(match.state.snapshot()).values(seat)
+            if len(values) > 1 and action in values:
+                top = max(values.values())
+                decisions += 1
+                best += values[action] >= top - 1e-9
+                for t in temps:
+                    norm = sum(math.exp((v - top) / t) for v in values.values())
+                    loglik[t] += (values[action] - top) / t - math.log(norm)
+            match.apply(seat, action)
+    print(f"\n{level}: {decisions} decisions of {rounds} SCOUT rounds, 4 players; the heuristic's best "
+          f"{100 * best / decisions:.1f}%")
+    print("mean log-likelihood of the moves under softmax(value / T): "
+          + ", ".join(f"T {t}: {loglik[t] / decisions:.3f}" for t in temps))
+
+
 def budgets() -> None:
     print("\ntime budgets: wall seconds per searched decision of ismcts:0.2s against three heuristic bots")
     for name, config, spec in [("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s"),
@@ -541,7 +571,12 @@ def main() -> None:
                         help="only the agreement an honest player can reach at best, from this many worlds")
     parser.add_argument("--reference", type=int, default=2000, metavar="N",
                         help="iterations of the true-hands search --agreement and --ceiling compare with")
+    parser.add_argument("--fit-opponents", default="", metavar="LEVEL",
+                        help="only how well the heuristic's values as a softmax predict LEVEL's moves")
     args = parser.parse_args()
+    if args.fit_opponents:
+        opponent_fit(args.fit_opponents, 40)
+        return
     settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
     if args.ceiling:
         agreement_ceiling(args.ceiling, settings, args.reference)
