@@ -29,6 +29,8 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    estimated from the answers of the same search in W worlds drawn from what the seat knows.
    With ``--fit-opponents LEVEL``: in 40 SCOUT rounds of four LEVEL bots, how often they play
    the heuristic's best move and how likely their moves are under softmax(value / T).
+   With ``--peeking LEVEL,LOWER,DEALS``: LEVEL honest and LEVEL given every hand, in turn in one
+   seat against three LOWER (single SCOUT rounds, each deal with the seat in all four places).
 6. Strength: ``ismcts:strong`` against three ``heuristic``, and ``heuristic`` against three
    ``random``, 4 players, duplicate deals (each deal played 4 times, the bots rotated).
    The level ladder (each level against the one below) is ``bench/ladder.py``.
@@ -54,6 +56,7 @@ from cardtable.ai import _search  # noqa: E402
 from cardtable.ai.bots import make_bot  # noqa: E402
 from cardtable.ai.driver import asking_order  # noqa: E402
 from cardtable.ai.ismcts import parse_level  # noqa: E402
+from cardtable.ai.stats import mean_interval  # noqa: E402
 from cardtable.ai.tournament import run, schedule, summarize  # noqa: E402
 from cardtable.engine.match import Match  # noqa: E402
 from cardtable.engine.scout import Config as ScoutConfig  # noqa: E402
@@ -347,6 +350,45 @@ def opponent_fit(level: str, rounds: int) -> None:
           + ", ".join(f"T {t}: {loglik[t] / decisions:.3f}" for t in temps))
 
 
+def peeking(level: str, lower: str, deals: int) -> None:
+    """What seeing every hand is worth: ``level`` honest and ``level`` given the true hands, in
+    turn in one seat against three ``lower`` bots, single 4-player SCOUT rounds, each deal with
+    the seat in all four places; win rates (ties share) with 95% intervals over deals."""
+    budget, settings = parse_level(level.removeprefix("ismcts:"))
+    shares: dict[str, list[float]] = {"honest": [], "peeking": []}
+    for d in range(deals):
+        for name in shares:
+            won = 0.0
+            for me in range(4):
+                seed = f"bench/peek/{d}".encode()
+                match = Match(ScoutConfig(players=4), seed)
+                bots = [make_bot(lower if s != me else level, seed, s) for s in range(4)]
+                while match.round_no == 0 and not match.is_over():
+                    seat = match.to_move()
+                    obs, legal = match.observation(seat), match.legal_actions(seat)
+                    if seat == me and name == "peeking" and len(legal) > 1:
+                        known = [[str(c) for c in hand] for hand in match.state.hands]
+                        truth = {**obs, "known": known}
+                        action = _search.search("scout", truth, truth["config"], seat, iterations=budget,
+                                                seed=d * 4 + me, **settings)[0]
+                    else:
+                        action = str(bots[seat].choose(obs, legal))
+                    match.apply(seat, action)
+                points = match.round_scores[0]
+                best = max(points)
+                if points[me] == best:
+                    won += 1 / points.count(best)
+            shares[name].append(won / 4)
+    print(f"\nseeing every hand: {level} in one seat against three {lower}, {deals} deals x 4 seats, "
+          "single SCOUT rounds")
+    for name, values in shares.items():
+        mean, low, high = mean_interval([(v, 1.0) for v in values])
+        print(f"{name:>8}: {100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
+    pairs = zip(shares["peeking"], shares["honest"], strict=True)
+    diff, low, high = mean_interval([(p - h, 1.0) for p, h in pairs])
+    print(f"peeking - honest: {100 * diff:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}]")
+
+
 def budgets() -> None:
     print("\ntime budgets: wall seconds per searched decision of ismcts:0.2s against three heuristic bots")
     for name, config, spec in [("SCOUT 4p", ScoutConfig(players=4), "ismcts:0.2s"),
@@ -573,7 +615,13 @@ def main() -> None:
                         help="iterations of the true-hands search --agreement and --ceiling compare with")
     parser.add_argument("--fit-opponents", default="", metavar="LEVEL",
                         help="only how well the heuristic's values as a softmax predict LEVEL's moves")
+    parser.add_argument("--peeking", default="", metavar="LEVEL,LOWER,DEALS",
+                        help="only what seeing every hand is worth to LEVEL against three LOWER")
     args = parser.parse_args()
+    if args.peeking:
+        level, lower, count = args.peeking.split(",")
+        peeking(level, lower, int(count))
+        return
     if args.fit_opponents:
         opponent_fit(args.fit_opponents, 40)
         return
