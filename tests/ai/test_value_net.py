@@ -1,5 +1,5 @@
 """The learned leaf value: its data, the C network against numpy, the shipped files, the search
-with it, and the other seats played by the heuristic inside the tree (``opponents="policy"``)."""
+with it, and the other seats played by the heuristic inside the tree (``opponents``)."""
 
 from __future__ import annotations
 
@@ -176,38 +176,22 @@ def _any_observation(game: str) -> tuple[dict[str, Any], dict[str, Any], int]:
 
 @pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4)],
                          ids=lambda c: c.describe())
-def test_policy_opponents_play_the_heuristics_move_in_the_tree(config: Any) -> None:
+def test_the_other_seats_tree_moves_follow_the_opponent_model(config: Any) -> None:
     """``opponents="policy"``: every other seat's move in the tree is one the heuristic values
-    most; searched (the default), some are not (the control)."""
-    searched = 0
+    most; ``sample``: drawn from softmax(value / opp_temp), so some are not, unless the
+    temperature is nearly 0; searched (the default), some are not (the control)."""
+    off = {"policy": 0, "sample": 0, "sharp": 0, "search": 0}
+    models = {"policy": {"opponents": "policy"}, "sample": {"opponents": "sample"},
+              "sharp": {"opponents": "sample", "opp_temp": 1e-9}, "search": {}}
     for match, seat in positions(config, 4):
         obs = match.observation(seat)
-        text, stats = search(config.game, obs, obs["config"], seat, iterations=800, seed=6,
-                             opponents="policy")
-        assert text in {str(a) for a in match.legal_actions(seat)}
-        assert stats["off_policy"] == 0 and stats["mean_depth"] > 1.0
-        searched += search(config.game, obs, obs["config"], seat, iterations=800, seed=6)[1]["off_policy"]
-    assert searched > 0
+        for name, options in models.items():
+            text, stats = search(config.game, obs, obs["config"], seat, iterations=800, seed=6, **options)
+            assert text in {str(a) for a in match.legal_actions(seat)} and stats["mean_depth"] > 1.0
+            off[name] += stats["off_policy"]
+    assert off["policy"] == off["sharp"] == 0 and off["sample"] > 0 and off["search"] > 0
     with pytest.raises(ValueError, match="opponents"):
         search(config.game, obs, obs["config"], seat, iterations=10, opponents="nobody")
-
-
-@pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("anniversary", 4)],
-                         ids=lambda c: c.describe())
-def test_sampled_opponents_play_the_priors_moves_in_the_tree(config: Any) -> None:
-    """``opponents="sample"``: the other seats' tree moves are drawn from the prior, so some are
-    not the heuristic's best; with a prior nearly as sharp as the best alone, none is."""
-    drawn = 0
-    for match, seat in positions(config, 4):
-        obs = match.observation(seat)
-        text, stats = search(config.game, obs, obs["config"], seat, iterations=800, seed=6,
-                             opponents="sample")
-        assert text in {str(a) for a in match.legal_actions(seat)}
-        drawn += stats["off_policy"]
-        sharp = search(config.game, obs, obs["config"], seat, iterations=800, seed=6, opponents="sample",
-                       prior_temp=1e-9)[1]
-        assert sharp["off_policy"] == 0 and sharp["mean_depth"] > 1.0
-    assert drawn > 0
 
 
 def test_no_peeking_a_search_valued_by_the_shipped_network() -> None:
