@@ -3,14 +3,16 @@
 Levels are iteration budgets (plus fixed settings), so a seeded match plays the same on every
 machine however fast it is: ``fast`` 25 and ``normal`` 100 iterations per decision, ``strong``
 8,000 with the root's moves compared by sequential halving in shared samples, the other seats
-played by the heuristic inside the tree, SCOUT's other seats' moves named by their cards and a
-reward for beating the best other seat (docs/ai.md, "Thinking longer" and "Sequential
-halving": it beats the earlier ``strong`` levels in SCOUT and both SOLO editions).
+played by the heuristic inside the tree, SCOUT's other seats' moves named by their cards, a
+reward for beating the best other seat and, in SCOUT, samples weighed by what the other seats
+did (docs/ai.md, "Thinking longer", "Sequential halving" and "Inference at 8,000 iterations":
+it beats the earlier ``strong`` levels in SCOUT and both SOLO editions).
 ``bench/ladder.py`` measures each step against three of the level below (docs/ai.md, "Does
 more thinking win more?"). The search's other settings are its per-game defaults
 (``ai._search.SEARCH_DEFAULTS``); experimental levels (``1500``, ``3000+cpuct=1``,
 ``2000+trees=4``, ``500+infer=1``; a budget starts from no settings) and time budgets for play
-(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` the bot
+(``1s``, ``0.5s``: seconds a decision) are read by ``parse_level``. With ``infer=1`` (or the
+game's name: ``infer=scout``) the bot
 reads the other seats' moves from its observations (SCOUT: ``ai/scout_clues.py``; SOLO, who
 drew for want of a card that fits: ``ai/solo_clues.py``) and the search weighs its samples of
 the hidden cards by them (docs/ai.md, "Inference").
@@ -36,11 +38,11 @@ from cardtable.engine.shuffle import Stream
 LEVELS = {"fast": 25, "normal": 100, "strong": 8000}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {
     "fast": {}, "normal": {},
-    "strong": {"root": "halving", "opponents": "policy", "keys": "cards", "reward_mode": 1}}
+    "strong": {"root": "halving", "opponents": "policy", "keys": "cards", "reward_mode": 1, "infer": "scout"}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
-            "infer": int, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
+            "infer": str, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int, "leaf": str, "rollout_cap": int,
             "opponents": str, "opp_temp": float, "root": str}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
@@ -48,19 +50,21 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
 search; ``trees`` defaults to ``threads``; an iteration budget is split as before, so the moves
 are the same as with ``trees`` alone, only sooner; a time budget is wall time, each tree
-searching for it), ``answer`` (``visits``: the most visited root move; ``value``: the best mean reward among
-the moves visited at least a tenth as often as the most visited) and ``infer`` (1: SCOUT
-determinizations weighted by the clues the bot read; ``particles`` and the ``infer_*``
-settings tune it), ``leaf`` (``net``: after ``rollout_cap`` rollout moves, 0 unless given, the
-table's shipped value network values the position, ai/value_net.py; a table without one rolls
-out to the end), ``opponents`` (``policy``: the other seats play the heuristic's move inside
-the tree, docs/ai.md "Thinking longer"; ``sample``: a move drawn from softmax(value /
-``opp_temp``), the prior's temperature unless given) and ``root`` (``halving``: the root's moves compared by
-sequential halving in shared determinizations, docs/ai.md "Sequential halving")."""
+searching for it), ``answer`` (``visits``: the most visited root move; ``value``: the best
+mean reward among the moves visited at least a tenth as often as the most visited), ``infer``
+(1: the determinizations weighted by the clues the bot read; ``scout`` or ``solo``: in that
+game only; ``particles`` and the ``infer_*`` settings tune it), ``leaf`` (``net``: after
+``rollout_cap`` rollout moves, 0 unless given, the table's shipped value network values the
+position, ai/value_net.py; a table without one rolls out to the end), ``opponents``
+(``policy``: the other seats play the heuristic's move inside the tree, docs/ai.md "Thinking
+longer"; ``sample``: a move drawn from softmax(value / ``opp_temp``), the prior's temperature
+unless given) and ``root`` (``halving``: the root's moves compared by sequential halving in
+shared determinizations, docs/ai.md "Sequential halving")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
-         "leaf": ("rollout", "net"), "opponents": ("search", "policy", "sample"), "root": ("puct", "halving")}
+         "leaf": ("rollout", "net"), "opponents": ("search", "policy", "sample"), "root": ("puct", "halving"),
+         "infer": ("0", "1", "scout", "solo")}
 """The settings that take a word, and their words."""
 
 
@@ -114,6 +118,11 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
     return iterations, settings
 
 
+def infers(settings: dict[str, Any], game: str) -> bool:
+    """Whether a level with ``settings`` reads the clues in ``game`` (``infer`` 1 or the game)."""
+    return settings.get("infer", "0") in ("1", game)
+
+
 class IsmctsBot:
     """Searches from its own observation only; its randomness is its own seeded stream."""
 
@@ -142,7 +151,7 @@ class IsmctsBot:
     def see(self, obs: dict[str, Any]) -> None:
         """With inference, every observation goes to the clue reader, searched or not (it
         compares them)."""
-        if not self.settings.get("infer"):
+        if not infers(self.settings, obs["game"]):
             return
         if obs["game"] == "scout":
             self.clues.see(obs)
@@ -162,11 +171,12 @@ class IsmctsBot:
             options.setdefault("rollout_cap", 0)
             if options["value"] is None:
                 options.pop("rollout_cap")
-        if options.pop("infer", 0):
+        if infers(options, obs["game"]):
             options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
         else:
             for key in ("particles", "infer_temp", "infer_depth", "infer_ess", "infer_positions"):
                 options.pop(key, None)
+        options.pop("infer", None)
         return options, trees, min(threads, trees), answer, seconds
 
     def rate(self, obs: dict[str, Any], wait: bool, seed: int, floor: int, moves: int) -> list[Any]:

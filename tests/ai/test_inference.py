@@ -232,7 +232,7 @@ def test_no_peeking_a_swap_that_keeps_the_public_history_keeps_the_move_and_stat
 
 def test_a_time_budget_is_a_level() -> None:
     assert parse_level("1s") == (0, {"seconds": 1.0})
-    assert parse_level("0.5s+infer=0") == (0, {"seconds": 0.5, "infer": 0})
+    assert parse_level("0.5s+infer=0") == (0, {"seconds": 0.5, "infer": "0"})
     for bad in ("0s", "1.5x", "-1s", "1.2345s", "s", "10000s"):
         with pytest.raises(ParseError) as err:
             make_bot(f"ismcts:{bad}", b"seed", 0)

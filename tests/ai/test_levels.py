@@ -15,6 +15,7 @@ from cardtable.ai.ladder import GAMES, run_step
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
 
 
 def test_every_level_is_a_budget_and_each_step_up_thinks_more() -> None:
@@ -29,6 +30,19 @@ def test_an_experimental_level_is_a_budget_with_settings() -> None:
     assert parse_level("3000+cpuct=1+trees=6+answer=value") == (
         3000, {"cpuct": 1.0, "trees": 6, "answer": "value"})
     assert parse_level("500+keys=cards+rollout=random") == (500, {"keys": "cards", "rollout": "random"})
+
+
+def test_strong_reads_the_clues_in_scout_only() -> None:
+    """``infer=scout``: SCOUT searches get the clues the bot read, SOLO searches none (nor the
+    clue readers anything); ``infer=1`` reads them in both games."""
+    for game, config in (("scout", ScoutConfig(players=4)), ("solo", SoloConfig.preset("anniversary", 4))):
+        obs = Match(config, b"clues").observation(0)
+        for level, reads in (("strong", game == "scout"), ("strong+infer=1", True),
+                             ("strong+infer=0", False)):
+            bot = IsmctsBot(b"clues", 0, level)
+            bot.see(obs)
+            options = bot._options(obs)[0]
+            assert ("clues" in options) == reads and "infer" not in options, (game, level)
 
 
 def test_a_named_level_takes_settings_after_it() -> None:
