@@ -113,8 +113,9 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
         raise ParseError(f"threads in {level!r} must be at most {MAX_THREADS}")
     if settings.get("rollout_cap", 0) < 0:
         raise ParseError(f"rollout_cap in {level!r} must be at least 0")
-    if settings.get("particles", 1) < 1 or settings.get("infer_temp", 1.0) <= 0:
-        raise ParseError(f"particles and infer_temp in {level!r} must be positive")
+    temps = (settings.get("infer_temp", 1.0), settings.get("opp_temp", 1.0))
+    if settings.get("particles", 1) < 1 or min(temps) <= 0:
+        raise ParseError(f"particles, infer_temp and opp_temp in {level!r} must be positive")
     return iterations, settings
 
 

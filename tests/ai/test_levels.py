@@ -58,7 +58,8 @@ def test_a_named_level_takes_settings_after_it() -> None:
 @pytest.mark.parametrize("level", ["fastest", "0", "500+colour=red", "500+cpuct=x", "500+answer=luck",
                                    "500+trees=0", "500+threads=0", "500+threads=999", "500+keys=colours",
                                    "500+rollout=greedy", "500+rollout_cap=-1", "500+opponents=all",
-                                   "500+leaf=oracle", "strong+root=lucky", "strong+depth=3"])
+                                   "500+opp_temp=0", "500+infer=2", "500+leaf=oracle", "strong+root=lucky",
+                                   "strong+depth=3"])
 def test_a_bad_level_is_refused_in_one_line(level: str) -> None:
     with pytest.raises(ParseError) as err:
         make_bot(f"ismcts:{level}", b"seed", 0)
