@@ -618,19 +618,33 @@ def main() -> None:
     parser.add_argument("--peeking", default="", metavar="LEVEL,LOWER,DEALS",
                         help="only what seeing every hand is worth to LEVEL against three LOWER")
     args = parser.parse_args()
+    try:  # every argument read before anything runs: a bad one is one line
+        settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
+        budgets_asked = [parse_level(b)[0] for b in args.agreement.split(",")] if args.agreement else []
+        level, lower, deals = "", "", 0
+        if args.peeking:
+            parts = args.peeking.split(",")
+            if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) < 2:
+                raise ValueError("--peeking is LEVEL,LOWER,DEALS, 2 deals or more "
+                                 f"(ismcts:strong,ismcts:500,80), not {args.peeking!r}")
+            level, lower, deals = parts[0], parts[1], int(parts[2])
+        for spec in filter(None, (level, lower, args.fit_opponents)):
+            make_bot(spec, b"check", 0)
+        if args.ceiling < 0 or args.reference < 1:
+            raise ValueError("--ceiling and --reference must be positive")
+    except ValueError as err:  # ParseError is one
+        parser.error(str(err))
     if args.peeking:
-        level, lower, count = args.peeking.split(",")
-        peeking(level, lower, int(count))
+        peeking(level, lower, deals)
         return
     if args.fit_opponents:
         opponent_fit(args.fit_opponents, 40)
         return
-    settings = parse_level(f"1+{args.settings}")[1] if args.settings else {}
     if args.ceiling:
         agreement_ceiling(args.ceiling, settings, args.reference)
         return
-    if args.agreement:
-        agreement([int(b) for b in args.agreement.split(",")], settings, args.reference)
+    if budgets_asked:
+        agreement(budgets_asked, settings, args.reference)
         return
     if args.only:
         {"threads": threads, "evaluation": evaluation}[args.only](args.seconds)
