@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cardtable.ai.bots import parse_bot_spec
-from cardtable.ai.runner_ray import require_cluster, require_ray
+from cardtable.ai.runner_ray import add_ray_argument, check_ray
 from cardtable.ai.stats import mean_interval, summarize
 from cardtable.ai.tournament import Task, play_all, schedule
 from cardtable.engine.errors import ParseError
@@ -164,15 +164,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                        help="the games as Ray tasks on the cluster at ADDRESS (none: a local one)")
+    add_ray_argument(parser, "the games")
     args = parser.parse_args(argv)
     try:
         parse_steps(args.game, f"{args.first}/{args.lower},{args.second}/{args.lower}")
         game_config(args.game, args.players)
         if args.ray is not None:
-            require_ray()
-            require_cluster(args.ray)
+            check_ray(args.ray)
     except (ParseError, ValueError) as err:
         parser.error(str(err))
     r = compare(args.game, args.first, args.second, args.lower, args.deals, args.workers, args.seed,

@@ -7,6 +7,7 @@ node needs cardtable installed, and the files or programs a plugin bot names.
 
 from __future__ import annotations
 
+import argparse
 import socket
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,19 @@ def require_cluster(address: str) -> None:
     except OSError as err:
         why = err.strerror or str(err) or type(err).__name__
         raise RayUnreachable(f"no Ray cluster answers at {address}: {why}") from None
+
+
+def check_ray(address: str) -> None:
+    """Raise RayMissing or RayUnreachable unless Ray is installed and ``address`` answers (what
+    ``--ray`` checks before anything is played)."""
+    require_ray()
+    require_cluster(address)
+
+
+def add_ray_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--ray [ADDRESS]`` for a command line of ``argparse`` (``what`` runs as the Ray tasks)."""
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help=f"{what} as Ray tasks on the cluster at ADDRESS (none: a local one)")
 
 
 def connect(address: str, cpus: int | None = None) -> Any:

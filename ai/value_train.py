@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cardtable.ai.runner_ray import add_ray_argument
 from cardtable.ai.value_net import FORMAT, WEIGHTS, table_name
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -149,8 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=32, help="hidden units (at most 64)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--out", type=Path, help="the file to write (default ai/weights/<table>.json)")
-    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                        help="play the rounds as Ray tasks on the cluster at ADDRESS (none: a local one)")
+    add_ray_argument(parser, "the rounds")
     args = parser.parse_args(argv)
     if args.rounds < 10 or not 1 <= args.hidden <= 64 or args.per_round < 1 or args.epochs < 1:
         print("value_train: --rounds must be at least 10, --hidden 1-64, --per-round and --epochs at least 1",

@@ -217,11 +217,10 @@ def check_ray(ray_address: str | None) -> None:
     """With --ray, Ray must be installed and the cluster's address must answer (checked before
     anything is played)."""
     if ray_address is not None:
-        from cardtable.ai.runner_ray import RayMissing, RayUnreachable, require_cluster, require_ray
+        from cardtable.ai.runner_ray import RayMissing, RayUnreachable, check_ray
 
         try:
-            require_ray()
-            require_cluster(ray_address)
+            check_ray(ray_address)
         except (RayMissing, RayUnreachable) as err:
             raise click.BadParameter(str(err), param_hint="--ray") from None
 
