@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import pytest
 
 from cardtable.engine import scout
 from cardtable.p2p import chat, wire
+from cardtable.p2p.identity import Identity
 from cardtable.p2p.simnet import Faults, Node, SimNet
-from cardtable.p2p.table import TableState
+from cardtable.p2p.table import Applied, TableState
 from tests.p2p import all_over, build, check_replicas
-from tests.p2p.test_table import ANN, BOB, EVE, HOST, lobby, playing
+from tests.p2p.test_table import ANN, BOB, EVE, HOST, Log, lobby, playing
 
 ESC = "\x1b[2J\x1b]0;owned\x07"
 TOO_LONG = f"a chat line holds at most {chat.MAX_TEXT} characters ({chat.MAX_BYTES} bytes)"
@@ -46,7 +48,7 @@ def test_said_lines_are_worded_with_the_author_s_name() -> None:
     (["say", "x" * (chat.MAX_TEXT + 1)], TOO_LONG),
     (["say", "   "], "an empty chat line"),
     (["say", f"hi {ESC}"], "a chat line may not hold control characters"),
-    (["say", "evil \u202e txt.exe"], "a chat line may not hold control characters"),
+    (["say", "evil \u202e txt.exe"], chat.REFUSALS["format"]),
     (["emote", "dance"], "no such emote (there are: hi, gg, nice, wow, oops, thinking)"),
     (["emote", 3], "malformed payload"),
     (["say", "a", "b"], "malformed payload"),
@@ -104,6 +106,117 @@ def test_the_largest_chat_entry_fits_one_sealed_append() -> None:
     assert size <= wire.MAX_DATAGRAM
     assert TableState().refusal(ANN.key, ["say", text]) == "only the table's members talk"
     assert TableState().refusal(ANN.key, ["say", text + "\U0001F600"]) == TOO_LONG  # told before the wire
+
+
+# --- what a line may hold, and what every screen shows of it ----------------------------------------
+def seen_everywhere(name: str, text: str) -> list[str]:
+    """``text`` where talk is shown: in the line of a member named ``name`` (names are not refused,
+    so they reach the log), in the summary of the refused ``say`` (``--verbose``), and in the line
+    a table that took it anyway would show (an old log, a modified machine)."""
+    log = lobby(players=3)
+    assert log.add(ANN, ["join", name]) == (True, "")
+    named = applied(log, ANN, ["say", "hi"])
+    refused = applied(log, ANN, ["say", text])
+    assert named.ok and not refused.ok and refused.line == ""
+    return [named.line, refused.summary, chat.line("ann", ["say", text])]
+
+
+def applied(log: Log, author: Identity, payload: list[Any]) -> Applied:
+    """``log.add``, the table's whole answer (``Applied``) rather than its verdict."""
+    log.index += 1
+    log.seqs[author.key] = seq = log.seqs.get(author.key, 0) + 1
+    data = wire.Proposal(b"T" * 16, author.key, 1, seq, payload).pack()
+    entry = wire.Entry(1, log.index, data, author.sign(wire.proposal_signed(data)), HOST.key, b"s" * 64,
+                       wire.decode_proposal(data))
+    return log.table.apply(entry)
+
+
+def refused_alike(text: str, reason: str) -> None:
+    """``text`` is refused with ``reason`` before it is proposed (``refusal``: the sequencer
+    never logs it) and when a sequencer logs it anyway."""
+    log = playing()
+    assert log.table.refusal(ANN.key, ["say", text]) == reason
+    assert log.add(ANN, ["say", text]) == (False, reason)
+    assert log.add(ANN, ["say", "fine"]) == (True, "")
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85", "\v", "\f", "\n", "\r", "\x1e"])
+def test_a_line_break_or_separator_is_refused_and_shown_as_a_space(brk: str) -> None:
+    """"gg<LS>cardtable: p0 held the round up" read as a system line in a viewer that breaks there."""
+    forged = f"gg{brk}cardtable: p0 held the round up"
+    refused_alike(forged, "a chat line is one line: no line breaks or separators")
+    named, summary, line = seen_everywhere(f"p0{brk}cardtable", forged)
+    assert named == "p0 cardtable: hi"
+    assert summary == "say gg cardtable: p0 held the round up"
+    assert line == "ann: gg cardtable: p0 held the round up"
+    assert all(len(shown.splitlines()) == 1 for shown in (named, summary, line))
+
+
+BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069",
+        "\u200e", "\u200f", "\u061c"]
+
+
+@pytest.mark.parametrize("bidi", BIDI)
+def test_a_bidi_control_is_refused_and_never_shown(bidi: str) -> None:
+    """An override shows "evil <RLO>exe.txt" as "evil txt.exe"; the others reorder less, alike."""
+    forged = f"evil {bidi}exe.txt"
+    refused_alike(forged, chat.REFUSALS["format"])
+    named, summary, line = seen_everywhere(f"ann{bidi}", forged)
+    assert (named, summary, line) == ("ann: hi", "say evil exe.txt", "ann: evil exe.txt")
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad",
+                                       "\u180e", "\U000e0041"])
+def test_a_zero_width_or_other_format_character_is_refused_and_never_shown(invisible: str) -> None:
+    """Invisible, they make a line or a name that looks like another one and is not ("p\u200b0")."""
+    forged = f"p{invisible}0 is cheating"
+    refused_alike(forged, chat.REFUSALS["format"])
+    named, summary, line = seen_everywhere(f"p{invisible}0", forged)
+    assert (named, summary, line) == ("p0: hi", "say p0 is cheating", "ann: p0 is cheating")
+
+
+ACUTE, RING, SIGN = "\u0301", "\u20dd", "\u0903"  # a mark of each category: Mn, Me, Mc
+
+
+@pytest.mark.parametrize("mark", [ACUTE, RING, SIGN])
+def test_a_run_of_combining_marks_is_refused_and_shown_cut(mark: str) -> None:
+    """190 marks on one letter spill over the lines above and below it, over the table's own words."""
+    reason = f"a chat line stacks at most {chat.MAX_MARKS} combining marks on a character"
+    assert chat.MAX_MARKS == 3
+    refused_alike("z" + mark * 190, reason)
+    refused_alike("z" + mark * 4, reason)
+    refused_alike(f"ok z{mark * 4} ok", reason)
+    log = playing()
+    assert log.add(ANN, ["say", f"z{mark * 3} z{mark * 3}"]) == (True, "")  # three on each is fine
+    named, summary, line = seen_everywhere("p0" + mark * 20, "z" + mark * 190)
+    assert named == f"p0{mark * 3}: hi"
+    assert summary == f"say z{mark * 3}"
+    assert line == f"ann: z{mark * 3}"
+    # hidden characters between them do not start a new run: what is shown has at most three
+    hidden = f"z{mark * 3}\u200b{mark * 3}\u2028{mark}"
+    assert chat.line("ann", ["say", hidden]) == f"ann: z{mark * 3} {mark}"
+
+
+def test_all_of_them_at_once_are_folded_and_folding_again_changes_nothing() -> None:
+    messy = f"a\u2028b{ESC}c\u202ed{ACUTE * 9}\u200b{ACUTE * 2}e\u0085"
+    once = chat.printable(messy)
+    assert once == f"a b[2J]0;ownedcd{ACUTE * 3}e "
+    assert chat.printable(once) == once
+
+
+@pytest.mark.parametrize("text", [
+    "café", "Tiếng Việt", unicodedata.normalize("NFD", "Tiếng Việt, chơi lại nhé"), "naïve façade",
+    "gg \U0001F44D\U0001F3FD \U0001F389", "1\ufe0f\u20e3 \u2714\ufe0f", "你好，再来一局", "もう一回！",
+    "한 판 더", "שָׁלוֹם", "مُحَمَّد", "नमस्ते", "สวัสดี", "Привет", "z\u0301\u0301\u0301 a\u00a0b",
+])
+def test_ordinary_text_in_any_script_is_said_and_shown_unchanged(text: str) -> None:
+    log = lobby(players=3)
+    assert log.add(ANN, ["join", text[:32]]) == (True, "")  # as a name, too
+    assert log.table.refusal(ANN.key, ["say", text]) == ""
+    done = applied(log, ANN, ["say", text])
+    assert (done.ok, done.line) == (True, f"{text[:32]}: {text}")
+    assert chat.printable(text) == text
+    assert chat.line("ann", ["say", text]) == f"ann: {text}"
 
 
 # --- the simulated LAN ----------------------------------------------------------------------------
