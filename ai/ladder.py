@@ -3,13 +3,15 @@
 Every deal is played once per rotation of the bots through the 4 seats (duplicate deals,
 rotated seats), so the luck of the cards cancels out. A game is ``rounds`` rounds (the best
 totals after them win; ties share the win; 0: whole matches; by default the game's unit,
-``ROUNDS``: SOLO whole matches, SCOUT single rounds). Each step gives the upper
-level's win rate with its 95% interval clustered by deal (parity 25%) and the CPU time per
-move of both levels (``time.thread_time``, so it does not depend on the load; a bot's CPU over
-every time it was asked, declined out-of-turn offers included, over the moves it made: the
-``cpu_ms_per_move`` of ``cardtable match --json``). The games are played by the tournament
-runner (``ai/tournament.py``) and summarised by ``ai/stats.py``, like ``cardtable match``.
-Run by ``cardtable ladder`` and ``python bench/ladder.py`` (docs/ai.md, "the ladder").
+``ROUNDS``: SOLO whole matches, SCOUT single rounds). Each step gives the upper level's win
+rate with its 95% interval clustered by deal (parity 25%; Wilson's, so inside [0, 1]), a
+verdict ("climbs" when the interval is above parity; "too few games to tell" under
+``MIN_DEALS`` deals, ai/stats.py) and the CPU time per move of both levels
+(``time.thread_time``, so it does not depend on the load; a bot's CPU over every time it was
+asked, declined out-of-turn offers included, over the moves it made: the ``cpu_ms_per_move``
+of ``cardtable match --json``). The games are played by the tournament runner
+(``ai/tournament.py``) and summarised by ``ai/stats.py``, like ``cardtable match``. Run by
+``cardtable ladder`` and ``python bench/ladder.py`` (docs/ai.md, "the ladder").
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from cardtable.ai.bots import parse_bot_spec
 from cardtable.ai.runner_ray import add_ray_argument, check_ray
-from cardtable.ai.stats import mean_interval, summarize
+from cardtable.ai.stats import MIN_DEALS, TOO_FEW, bootstrap, rate_interval, summarize, tell
 from cardtable.ai.tournament import Task, play_all, schedule
 from cardtable.engine.errors import ParseError
 from cardtable.engine.scout import Config as ScoutConfig
@@ -82,9 +84,15 @@ def run_step(config: Any, upper: str, lower: str, deals: int, workers: int, mast
     # the deal is the unit: its four rotations are not independent games (ai/stats.py)
     rows = {row["bot"]: row for row in summarize(list(play_all(tasks, workers)))}
     top, below = rows[specs[0]], rows[specs[1]]
-    return {"upper": upper, "lower": lower, "games": len(games), "win_rate": top["win_rate"],
-            "ci": tuple(top["win_rate_ci"]), "ms_upper": top["cpu_ms_per_move"],
+    return {"upper": upper, "lower": lower, "games": len(games), "deals": top["deals"],
+            "win_rate": top["win_rate"], "ci": tuple(top["win_rate_ci"]), "ms_upper": top["cpu_ms_per_move"],
             "ms_lower": below["cpu_ms_per_move"]}
+
+
+def climbs(deals: int, low: float, high: float, parity: float = 0.25) -> str:
+    """A step's verdict: "climbs" (the upper level's interval above parity), "does not climb",
+    or "too few games to tell" (fewer than ``MIN_DEALS`` deals: ai/stats.py)."""
+    return {"too few": TOO_FEW, "above": "climbs"}.get(tell(deals, low, high, parity), "does not climb")
 
 
 def unit_name(rounds: int) -> str:
@@ -95,7 +103,8 @@ def report(games: Iterable[str], steps: Iterable[tuple[str, str]], deals: int, w
            rounds: int | None, echo: Callable[[str], None]) -> None:
     """Play every step in every game, games of ``rounds`` rounds (0: whole matches; None: the
     game's unit, ROUNDS), and ``echo`` the table, a line per step as it ends."""
-    echo(f"ladder: 4 players, {deals} duplicate deals x 4 rotations per line; parity 25%")
+    few = f" (under {MIN_DEALS}: too few games to tell)" if deals < MIN_DEALS else ""
+    echo(f"ladder: 4 players, {deals} duplicate deals x 4 rotations per line{few}; parity 25%")
     echo(f"{'game':<18} {'step':<18} {'games':>14} {'win %':>6} {'95% interval':>13} "
          f"{'CPU ms/move (upper / lower)':>28}")
     for name in games:
@@ -105,7 +114,7 @@ def report(games: Iterable[str], steps: Iterable[tuple[str, str]], deals: int, w
             r = run_step(GAMES[name], upper, lower, deals, workers, master, unit)
             low, high = r["ci"]
             interval = f"{100 * low:.1f}-{100 * high:.1f}%"
-            verdict = "climbs" if low > 0.25 else "does not climb"
+            verdict = climbs(deals, low, high)
             games_text = f"{r['games']} {unit_name(unit)}"
             echo(f"{name:<18} {upper + ' vs ' + lower:<18} {games_text:>14} {100 * r['win_rate']:>5.1f}% "
                  f"{interval:>13} {r['ms_upper']:>11.2f} / {r['ms_lower']:<12.2f}"
@@ -127,9 +136,12 @@ def compare(name: str, first: str, second: str, lower: str, deals: int, workers:
     """``first`` and then ``second`` in one seat against ``players`` - 1 ``lower``, on the
     same deals and rotations (the same cards and the same lower bots' seeds): each one's win
     rate (the mean over deals of its share of the deal's wins; parity 1 / players) and CPU per
-    move, and the paired difference of the win rates, deal by deal, each with its 95% t
-    interval over the deals. With ``ray`` (an address, "" for a local cluster) the games are
-    Ray tasks: the same games, the same figures but the CPU times."""
+    move, and the paired difference of the win rates, deal by deal, each with its 95% interval
+    over the deals (a win rate's Wilson's over the effective trials, inside [0, 1]; the
+    difference's a deal bootstrap, inside [-1, 1]: ai/stats.py) and the difference's
+    ``verdict``: "first ahead", "second ahead", "no clear difference" or, under ``MIN_DEALS``
+    deals, "too few games to tell". With ``ray`` (an address, "" for a local cluster) the
+    games are Ray tasks: the same games, the same figures but the CPU times."""
     config: Any = game_config(name, players)
     unit = ROUNDS[name] if rounds is None else rounds
     out: dict[str, Any] = {"game": name, "lower": lower, "deals": deals, "seed": master}
@@ -141,11 +153,16 @@ def compare(name: str, first: str, second: str, lower: str, deals: int, workers:
         results = list(play_all(tasks, workers, ray))
         rows = {row["bot"]: row for row in summarize(results)}
         shares.append(_upper_shares(results))
-        rate, low, high = mean_interval([(share, 1.0) for share in shares[-1].values()])
+        rate, low, high = rate_interval([(share, 1.0) for share in shares[-1].values()])
         out[key] = {"level": upper, "win_rate": rate, "ci": (low, high),
                     "cpu_ms_per_move": rows[specs[0]]["cpu_ms_per_move"]}
-    diff, low, high = mean_interval([(shares[0][d] - shares[1][d], 1.0) for d in sorted(shares[0])])
-    out["difference"] = {"win_rate": diff, "ci": (low, high)}
+    ((diff, low, high),) = bootstrap([(1.0, shares[0][d] - shares[1][d]) for d in sorted(shares[0])])
+    if len(shares[0]) < 2:
+        low, high = -1.0, 1.0  # all one deal says
+    said = tell(len(shares[0]), low, high)
+    verdict = {"too few": TOO_FEW, "above": "first ahead", "below": "second ahead"}.get(said,
+                                                                                       "no clear difference")
+    out["difference"] = {"win_rate": diff, "ci": (low, high), "verdict": verdict}
     return out
 
 
@@ -182,7 +199,8 @@ def main(argv: list[str] | None = None) -> None:
           f"{a['level']} {100 * a['win_rate']:.1f}% [{100 * a['ci'][0]:.1f}, {100 * a['ci'][1]:.1f}] "
           f"({a['cpu_ms_per_move']:.1f} CPU ms/move); {b['level']} {100 * b['win_rate']:.1f}% "
           f"[{100 * b['ci'][0]:.1f}, {100 * b['ci'][1]:.1f}] ({b['cpu_ms_per_move']:.1f}); paired difference "
-          f"{100 * d['win_rate']:+.1f} points [{100 * d['ci'][0]:+.1f}, {100 * d['ci'][1]:+.1f}]", flush=True)
+          f"{100 * d['win_rate']:+.1f} points [{100 * d['ci'][0]:+.1f}, {100 * d['ci'][1]:+.1f}]: "
+          f"{d['verdict']}", flush=True)
 
 
 if __name__ == "__main__":

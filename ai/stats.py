@@ -1,24 +1,45 @@
-"""Statistics of a batch of games that respect how it was designed.
+"""Statistics of a batch of games that respect how it was designed, and stay inside what is possible.
 
 The seat-games of one deal are not independent (the same cards, and under ``--duplicate``
-the same deal in every rotation), so the deal is the unit: a bot's win rate and mean score
-are ratio estimates over deals with a cluster-robust variance (its sums per deal), and the
-95% intervals use Student's t with deals - 1 degrees of freedom. A win rate's interval is
-Wilson's, taken over the effective number of trials the clustered variance implies. Under
-``--duplicate`` each bot's *advantage* is paired by deal: its mean result in the deal minus
-the mean of the other bots' in the same deal, averaged over the deals played in every
-rotation. Ties share a win.
+the same deal in every rotation), so the deal is the unit. A bot's win rate is a ratio
+estimate over deals with a cluster-robust variance (its sums per deal), and its 95% interval
+is Wilson's score interval taken over the effective number of trials that clustered variance
+implies (with Student's t quantile for deals - 1 degrees of freedom): it never leaves [0, 1].
+A mean score's interval, and under ``--duplicate`` each *paired* figure (a bot's mean result
+in a deal minus the mean of the other bots' in the same deal, over the deals played in every
+rotation: the win-rate difference, in [-1, 1], and the points difference), is a percentile
+bootstrap that resamples whole deals (``RESAMPLES`` resamples from the fixed seed ``SEED``,
+the deals taken in a fixed order, so the same games give the same numbers; over few deals
+its percentiles reach further out, Hesterberg's expanded percentiles): a resampled mean is a
+mean of deals that happened, so the interval stays within what the deals span, never beyond
+what is possible. No interval is clipped to a range. Ties share a win.
+
+A bootstrap over a handful of deals cannot see spread it has not sampled (three deals all
+won give [+1, +1]), and no interval over so few deals is to be trusted: below ``MIN_DEALS``
+deals ``tell`` answers "too few", and the reports say "too few games to tell" instead of a
+verdict (docs/bots.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from statistics import NormalDist
 from typing import Any
 
 _Z = NormalDist().inv_cdf(0.975)
+
+MIN_DEALS = 30
+"""Fewer deals than this (paired deals under ``--duplicate``, deals a ladder step) are too few
+to tell: the usual rule of thumb for a mean over deals to be near normal, and where the
+bootstrap's expanded percentiles are nearly the plain ones (tails of 1.9% against 2.5%)."""
+TOO_FEW = "too few games to tell"
+RESAMPLES = 2000
+"""Bootstrap resamples: the interval's ends move by about 3% of its half-width from one seed
+to another, and one seed is used (``SEED``), so the same games always give the same ends."""
+SEED = "cardtable/stats/bootstrap"
 
 
 def t_quantile(df: int) -> float:
@@ -75,10 +96,78 @@ def rate_interval(clusters: list[tuple[float, float]],
 
 
 def mean_interval(clusters: list[tuple[float, float]]) -> tuple[float, float, float]:
-    """A mean with its clustered 95% t interval: (mean, low, high)."""
+    """A mean with its clustered 95% t interval: (mean, low, high). Unbounded (over a few
+    deals it can pass what is possible): the summaries use ``bootstrap`` instead."""
     mean, var = ratio_estimate(clusters)
     half = t_quantile(len(clusters) - 1) * math.sqrt(var)
     return (mean, mean - half, mean + half)
+
+
+def bootstrap(clusters: Sequence[tuple[float, ...]]) -> list[tuple[float, float, float]]:
+    """Deal-clustered percentile bootstrap: ``clusters`` are ``(m, y_1, ..., y_k)`` per deal
+    (``m`` seat-games, ``y_j`` their sum of figure j; m = 1 for a paired difference), and for
+    each figure j: (sum of y_j / sum of m, low, high), percentiles of that ratio over
+    ``RESAMPLES`` resamples of the deals with replacement (the same resampled deals for every
+    figure). Deterministic: the deals are sorted, the generator seeded with ``SEED``.
+
+    The percentiles are Hesterberg's *expanded* ones: the tails at the normal probability of
+    sqrt(d / (d - 1)) times Student's t quantile for d - 1 degrees of freedom, d the deals. Over
+    many deals that is the plain 2.5th and 97.5th percentiles; over a few, where resampling
+    sees too little spread, it reaches out as far as a t interval would (three deals: about
+    the smallest and the largest resampled mean).
+
+    A resampled ratio is a weighted mean of the deals' own ratios, so the interval lies within
+    [smallest, largest] of them, inside whatever range the figure can take (a win-rate
+    difference in [-1, 1]); nothing is clipped (the ends are only kept there against float
+    rounding). With fewer than 2 deals there is no spread to resample: the interval is
+    infinite (reports print n/a; a caller that knows the figure's range may give that)."""
+    if not clusters:
+        return []
+    ordered = sorted(clusters)
+    k = len(ordered[0]) - 1
+    total_m = sum(c[0] for c in ordered)
+    estimates = [sum(c[j + 1] for c in ordered) / total_m for j in range(k)]
+    if len(ordered) < 2:
+        return [(e, -math.inf, math.inf) for e in estimates]
+    spans = [(min(r), max(r)) for r in ([c[j + 1] / c[0] for c in ordered] for j in range(k))]
+    if all(low == high for low, high in spans):  # every deal alike: no resample differs
+        return [(e, low, high) for e, (low, high) in zip(estimates, spans, strict=True)]
+    d = len(ordered)
+    columns = list(zip(*ordered, strict=True))
+    ms = columns[0]
+    same_m = all(m == ms[0] for m in ms)
+    rng = random.Random(SEED)
+    rows = range(d)
+    draws: list[list[float]] = [[] for _ in range(k)]
+    if k == 1 and same_m:  # the same resamples, twice as fast: choices picks as from rows
+        draws[0] = [sum(rng.choices(columns[1], k=d)) / (d * ms[0]) for _ in range(RESAMPLES)]
+    else:
+        for _ in range(RESAMPLES):
+            picked = rng.choices(rows, k=d)
+            m = d * ms[0] if same_m else sum(map(ms.__getitem__, picked))
+            for j in range(k):
+                draws[j].append(sum(map(columns[j + 1].__getitem__, picked)) / m)
+    tail = NormalDist().cdf(-math.sqrt(d / (d - 1)) * t_quantile(d - 1))  # 0.025 for many deals
+    cut = round(tail * (RESAMPLES - 1))
+    out = []
+    for values, estimate, (least, most) in zip(draws, estimates, spans, strict=True):
+        values.sort()
+        out.append((estimate, max(least, values[cut]), min(most, values[RESAMPLES - 1 - cut])))
+    return out
+
+
+def tell(deals: int, low: float | None, high: float | None, parity: float = 0.0) -> str:
+    """What an interval over ``deals`` deals says about ``parity``: "too few" (fewer than
+    ``MIN_DEALS`` deals, or no interval), "above" (its low end above parity), "below" (its
+    high end below) or "unclear" (it covers parity)."""
+    if deals < MIN_DEALS or low is None or high is None or math.isinf(low) or math.isinf(high):
+        return "too few"
+    return "above" if low > parity else "below" if high < parity else "unclear"
+
+
+VERDICTS = {"too few": TOO_FEW, "above": "ahead", "below": "behind", "unclear": "no clear difference"}
+"""A paired win-rate difference's verdict (``tell`` against 0) in words: the ``verdict`` of
+``advantage`` and ``pairs``."""
 
 
 def _by_deal(results: list[dict[str, Any]]) -> dict[tuple[int, int], list[dict[str, Any]]]:
@@ -117,8 +206,9 @@ def _deal_means(games: list[dict[str, Any]], bot: str) -> tuple[float, float]:
 
 
 def _paired(deals: list[list[dict[str, Any]]], bot: str, others: list[str]) -> dict[str, Any] | None:
-    """``bot``'s mean result minus its rivals', by deal, over the deals where they met."""
-    wins, scores = [], []
+    """``bot``'s mean result minus its rivals', by deal, over the deals where they met: each
+    difference with its deal-bootstrap interval, and the win-rate difference's verdict."""
+    paired = []
     for games in deals:
         present = set(games[0]["bots"])
         rivals = [o for o in others if o in present]
@@ -126,14 +216,16 @@ def _paired(deals: list[list[dict[str, Any]]], bot: str, others: list[str]) -> d
             continue
         mine = _deal_means(games, bot)
         theirs = [_deal_means(games, o) for o in rivals]
-        wins.append((mine[0] - sum(t[0] for t in theirs) / len(theirs), 1.0))
-        scores.append((mine[1] - sum(t[1] for t in theirs) / len(theirs), 1.0))
-    if not wins:
+        paired.append((1.0, mine[0] - sum(t[0] for t in theirs) / len(theirs),
+                       mine[1] - sum(t[1] for t in theirs) / len(theirs)))
+    if not paired:
         return None
-    w, wlo, whi = mean_interval(wins)
-    s, slo, shi = mean_interval(scores)
-    return {"deals": len(wins), "win_rate": _r(w, 4), "win_rate_ci": [_r(wlo, 4), _r(whi, 4)],
-            "score": _r(s, 2), "score_ci": [_r(slo, 2), _r(shi, 2)]}
+    (w, wlo, whi), (s, slo, shi) = bootstrap(paired)
+    if len(paired) < 2:  # a win-rate difference lies in [-1, 1], all that one deal says; a
+        wlo, whi = -1.0, 1.0  # points difference has no known bounds: no interval (n/a)
+    return {"deals": len(paired), "win_rate": _r(w, 4), "win_rate_ci": [_r(wlo, 4), _r(whi, 4)],
+            "score": _r(s, 2), "score_ci": [_r(slo, 2), _r(shi, 2)],
+            "verdict": VERDICTS[tell(len(paired), wlo, whi)]}
 
 
 def _r(x: float, digits: int) -> float | None:
@@ -141,10 +233,12 @@ def _r(x: float, digits: int) -> float | None:
 
 
 def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per bot: seat-games, deals, win rate and mean score with clustered 95% intervals, wall
-    and CPU milliseconds per move, faults (and ``fault_examples``: each kind's first, from the
-    earliest game, with its ``game`` and ``seat``); with complete duplicate deals, its paired
-    ``advantage`` over the others."""
+    """Per bot: seat-games, deals, win rate (Wilson over the clustered effective trials) and
+    mean score (a deal bootstrap) with their 95% intervals, wall and CPU milliseconds per
+    move, faults (and ``fault_examples``: each kind's first, from the earliest game, with its
+    ``game`` and ``seat``); with complete duplicate deals, its paired ``advantage`` over the
+    others (a deal bootstrap of each difference, and the win-rate difference's ``verdict``:
+    ``VERDICTS``, "too few games to tell" under ``MIN_DEALS`` paired deals)."""
     deals = _by_deal(results)
     complete = _complete_deals(results)
     entrants = _entrants(results)
@@ -176,7 +270,7 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
                                 examples[kind] = {**example, "game": g["index"], "seat": seat}
         every_seat = all(name == bot for g in results for name in g["bots"])
         rate, low, high = rate_interval(win_clusters, every_seat)
-        mean, slo, shi = mean_interval(score_clusters)
+        ((mean, slo, shi),) = bootstrap([(m, y) for y, m in score_clusters])
         row: dict[str, Any] = {
             "bot": bot, "seat_games": seat_games, "deals": len(win_clusters), "win_rate": round(rate, 4),
             "win_rate_ci": [round(low, 4), round(high, 4)], "mean_score": round(mean, 2),
@@ -194,7 +288,8 @@ def summarize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def pairs(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Under --duplicate, each pair of bots: A's mean result minus B's, paired by deal."""
+    """Under --duplicate, each pair of bots: A's mean result minus B's, paired by deal (the
+    fields of ``summarize``'s ``advantage``, ``verdict`` from A's side)."""
     complete = _complete_deals(results)
     if not complete:
         return []

@@ -37,7 +37,8 @@ def ladder(games: str, steps: str, deals: int, workers: int, seed: int, rounds: 
            whole: bool) -> None:
     """Does more thinking win more? Each step puts the UPPER level in one seat against three
     of the LOWER, on duplicate deals with rotated seats, and prints the upper level's win rate
-    with its 95% interval clustered by deal (parity 25%) and both levels' CPU ms per move."""
+    with its 95% interval clustered by deal (parity 25%), both levels' CPU ms per move and
+    whether it climbs (its interval above parity; under 30 deals: too few games to tell)."""
     try:
         names, pairs = parse_steps(games, steps)
     except ParseError as err:

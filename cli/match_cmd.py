@@ -14,7 +14,7 @@ import click
 
 from cardtable.ai.bots import make_bot, parse_bot_spec
 from cardtable.ai.runlog import RunLog, previous_seed
-from cardtable.ai.stats import pairs
+from cardtable.ai.stats import MIN_DEALS, pairs
 from cardtable.ai.tournament import Task, play_all, schedule, split_entry, summarize
 from cardtable.cli.options import (
     bot_time_option,
@@ -249,12 +249,13 @@ def summary_table(report: dict[str, Any]) -> str:
     with_advantage = [row for row in summary["bots"] if "advantage" in row]
     if with_advantage:
         deals = with_advantage[0]["advantage"]["deals"]
-        lines.append(f"paired by deal ({deals} deals in every rotation): each bot minus the others")
+        lines.append(f"paired by deal ({deals} deals in every rotation): each bot minus the others "
+                     f"(verdict by win rate, from {MIN_DEALS} deals)")
         for row in with_advantage:
             adv = row["advantage"]
             lines.append(f"{row['bot']:<{w}} win {100 * adv['win_rate']:>+6.1f} pts "
                          f"{_span(adv['win_rate_ci'], '{:+.1f}', 100):>17}   score {adv['score']:>+8.1f} "
-                         f"{_span(adv['score_ci'], '{:+.1f}'):>17}")
+                         f"{_span(adv['score_ci'], '{:+.1f}'):>17}   {adv['verdict']}")
     for row in summary["bots"]:
         if row["faults"]:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(row["faults"].items()) if k != "fallback_moves")

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from cardtable.ai.rating import rate
-from cardtable.ai.stats import pairs
+from cardtable.ai.stats import MIN_DEALS, TOO_FEW, pairs
 from cardtable.ai.tournament import Task, round_robin, split_entry, summarize
 from cardtable.cli.match_cmd import (
     check_entries,
@@ -117,17 +117,19 @@ def rating_table(report: dict[str, Any]) -> str:
     lines = [f"{report['game'].upper()} tournament · {tables} · {plural(summary['games'], 'game')} · "
              f"seed {report['seed']}{partial}",
              f"{'rank':>4} {'bot':<{w}} {'rating':>7} {'± 3σ':>6} {'games':>6} {'win %':>7} "
-             f"{'95% interval':>15} {'vs field':>9} {'ms/move':>8}"]
+             f"{'95% interval':>15} {'vs field':>9} {'ms/move':>8}  verdict vs field"]
     for rank, rating in enumerate(summary["ratings"], 1):
         row = rows[rating["bot"]]
         low, high = row["win_rate_ci"]
         adv = row.get("advantage")
         field = f"{100 * adv['win_rate']:+.1f}" if adv else "n/a"
+        verdict = adv["verdict"] if adv else TOO_FEW
         lines.append(f"{rank:>4} {rating['bot']:<{w}} {rating['mu']:>7.2f} {3 * rating['sigma']:>6.2f} "
                      f"{rating['games']:>6} {100 * row['win_rate']:>6.1f}% "
-                     f"{f'{100 * low:.1f}-{100 * high:.1f}%':>15} {field:>9} {row['ms_per_move']:>8.2f}")
+                     f"{f'{100 * low:.1f}-{100 * high:.1f}%':>15} {field:>9} {row['ms_per_move']:>8.2f}  "
+                     f"{verdict}")
     lines.append("rating: openskill Plackett-Luce mu (ordered by mu - 3σ); vs field: win-rate points over "
-                 "the bots met, paired by deal")
+                 f"the bots met, paired by deal (a verdict from {MIN_DEALS} paired deals)")
     return "\n".join(lines)
 
 

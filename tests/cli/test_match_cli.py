@@ -129,11 +129,33 @@ def test_duplicate_summary_pairs_the_bots_by_deal_and_times_cpu(capsys: pytest.C
     assert rows["heuristic"]["advantage"]["deals"] == 3
     assert rows["heuristic"]["advantage"]["score"] == -rows["random"]["advantage"]["score"] > 0
     assert [p["bots"] for p in summary["pairs"]] == [["heuristic", "random"]]
+    for paired in [row["advantage"] for row in rows.values()] + summary["pairs"]:
+        assert -1 <= paired["win_rate_ci"][0] <= paired["win_rate_ci"][1] <= 1
+        assert paired["verdict"] == "too few games to tell", "3 deals cannot tell"
     for row in rows.values():
         assert 0 < row["cpu_ms_per_move"] and 0 < row["ms_per_move"]
     code, out, _ = run(capsys, "match", "scout", "--players", "3", "--games", "3", "--seed", "5",
                        "--bots", "heuristic,random,random", "--duplicate")
     assert "paired by deal (3 deals in every rotation)" in out and "cpu ms" in out.splitlines()[1]
+    assert [line.endswith("too few games to tell") for line in out.splitlines()[-2:]] == [True, True]
+
+
+def test_the_table_gives_a_paired_verdict_only_from_enough_deals() -> None:
+    from cardtable.ai.stats import MIN_DEALS, summarize
+    from cardtable.cli.match_cmd import summary_table
+    from tests.ai.test_stats import a_wins, duplicate_games
+
+    def table(deals: int) -> list[str]:
+        results = duplicate_games(deals, a_wins)
+        report = {"game": "scout", "seed": 1, "summary": {"games": len(results), "bots": summarize(results)}}
+        return summary_table(report).splitlines()
+
+    few, enough = table(MIN_DEALS - 1), table(MIN_DEALS)
+    assert f"({MIN_DEALS - 1} deals in every rotation)" in few[-5]
+    assert all(line.endswith("too few games to tell") for line in few[-4:]), few
+    assert few[-4].startswith("a ") and "+100.0 to +100.0" in few[-4], "the interval is shown all the same"
+    assert enough[-4].startswith("a ") and enough[-4].endswith("ahead"), enough
+    assert all(line.endswith("behind") for line in enough[-3:]), enough
 
 
 def test_the_readmes_first_command_pits_the_search_against_other_bots_and_runs(

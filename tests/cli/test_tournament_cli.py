@@ -36,6 +36,26 @@ def test_a_round_robin_rotates_every_bot_through_tables_seats_and_deals(capsys: 
     assert table.splitlines()[2].split()[:2] == ["1", "heuristic"]
 
 
+def test_the_rating_table_says_too_few_games_to_tell_until_enough_deals_are_paired() -> None:
+    from cardtable.ai.rating import rate
+    from cardtable.ai.stats import MIN_DEALS, pairs, summarize
+    from tests.ai.test_stats import a_wins, duplicate_games
+
+    def table(deals: int) -> list[str]:
+        results = duplicate_games(deals, a_wins)
+        summary = {"games": len(results), "ratings": rate(results), "bots": summarize(results),
+                   "pairs": pairs(results)}
+        report = {"game": "scout", "seed": 1, "tables": 1, "summary": summary}
+        return rating_table(report).splitlines()
+
+    few, enough = table(MIN_DEALS - 1), table(MIN_DEALS)
+    assert few[1].endswith("verdict vs field") and few[2].split()[1] == "a"
+    assert all(line.endswith("too few games to tell") for line in few[2:6]), few
+    assert enough[2].split()[1] == "a" and enough[2].endswith("ahead")
+    assert all(line.endswith("behind") for line in enough[3:6]), enough
+    assert f"a verdict from {MIN_DEALS} paired deals" in enough[-1]
+
+
 @pytest.mark.parametrize("bots, fragment", [
     ("random,random,heuristic", "every bot must appear once"),
     ("random,heuristic", "give at least 3 bots for 3 players"),
