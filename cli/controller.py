@@ -39,8 +39,13 @@ CLOCK_BOT = "heuristic"
 """The bot that moves for a player whose turn clock ran out (and plays a seat that was left)."""
 HINT_BOT = "ismcts:strong"
 """What the hint key asks; the heuristic bot answers while the compiled search is missing."""
-COME_BACK = "a computer player plays your seat until you join again (the same join, while the match runs)"
+COME_BACK = ("a computer player plays your seat on, and the round counts as played (leaving never voids it), "
+             "until you join again (the same join, while the match runs; you play from the next deal)")
 """What becomes of a LAN seat its player leaves."""
+MACHINE_WAIT = 2.0
+"""Seconds a hidden round may wait for a machine before the status line says whose."""
+PROTOCOL_NOTES = frozenset({"accused"})
+"""Table events about the protocol, not the game: in the log and under ``-v``, not on the screen."""
 RACE_WINDOW = 3.0
 """Seconds after another seat's action during which a failed out-of-turn move is told as a lost race."""
 PENDING_TIMEOUT = 10.0
@@ -167,6 +172,11 @@ class BaseSession:
     def after_leaving(self) -> str:
         """What becomes of the match when you leave, in a few words."""
         return "a computer player takes your seat"
+
+    def machine_wait(self) -> str | None:
+        """Whose machine the table waits for, once it is more than ``MACHINE_WAIT`` seconds (None:
+        nobody's; always None without a network)."""
+        return None
 
     def seat_holders(self) -> list[tuple[str, str]]:
         """Per seat, before and during the match: who holds it and how (``you``, ``player``,
@@ -506,6 +516,15 @@ class NetSession(BaseSession):
     def table_name(self) -> str:
         return _shown(str(self.peer.table.name or ""))
 
+    def machine_wait(self) -> str | None:
+        wait = self.peer.waiting_for()
+        if wait is None or wait[1] < MACHINE_WAIT:
+            return None
+        key, seconds = wait
+        seat = self.peer.table.seat_of(key)
+        name = self.names()[seat] if seat is not None else f"a member ({key.hex()[:8]})"
+        return f"waiting for {name}'s machine: {seconds:.0f} s"
+
     def sealed(self) -> bool:
         return self.peer.pass_key is not None
 
@@ -594,8 +613,11 @@ class NetSession(BaseSession):
             self.version += not talk
             if data.get("ok"):
                 for event in data.get("events", []):
-                    self._emit(Note.of(Event.from_dict(event)))
+                    if event.get("kind") not in PROTOCOL_NOTES:
+                        self._emit(Note.of(Event.from_dict(event)))
             return
+        if kind == "refused" and data.get("protocol"):
+            return  # a hidden-hands step of this machine's, not a move: the log and -v have it
         if kind == "refused":
             reason = str(data.get("reason") or "refused")
             note = Note("info", None, f"not said: {reason}") if talk else Note("refused", self.seat, reason)
@@ -653,6 +675,9 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
     }
     if kind == "return" and seat is not None and seat == speak.me:
         return "You are back: your seat is yours again"
+    if kind == "returning" and seat is not None and seat == speak.me:
+        return ("You are back: a computer player finishes this round, since another machine has seen your "
+                "cards; your seat is yours again at the next deal")
     return presence_words(kind, data) or spectator_words(kind, data) or words.get(kind)
 
 
@@ -666,11 +691,15 @@ def spectator_words(kind: str, data: dict[str, Any]) -> str | None:
 
 
 def presence_words(kind: str, data: dict[str, Any]) -> str | None:
-    """Who left, is not answering or is back, by name (``leave``, ``silent``, ``return``)."""
+    """Who left, is not answering or is back, by name (``leave``, ``silent``, ``return``,
+    ``returning``: back, and plays from the next deal)."""
     name = _shown(str(data.get("name") or "")) or f"seat {data.get('seat')}"
-    said = {"leave": f"{name} left: a computer player plays the seat until {name} is back",
+    said = {"leave": f"{name} left: a computer player plays the seat on (the round still counts) until "
+                     f"{name} is back",
             "silent": f"{name} is not answering ({data.get('seconds')} s)",
-            "return": f"{name} is back"}
+            "return": f"{name} is back",
+            "returning": f"{name} is back and plays from the next deal (a computer player finishes this "
+                         "round)"}
     return said.get(kind)
 
 
@@ -1240,6 +1269,9 @@ class Controller:
             return self.session.status().capitalize()
         if self.session.is_over():
             return "The match is over."
+        wait = self.session.machine_wait()
+        if wait is not None:
+            return wait[:1].upper() + wait[1:] + "."
         names = self.session.names()
         to_move = self.session.to_move()
         if to_move is None:

@@ -83,16 +83,17 @@ class Match:
             events += self._close_round(self.state.round_scores())
         return events
 
-    def finish_round(self, deltas: list[int] | None) -> list[Event]:
+    def finish_round(self, deltas: list[int] | None, why: str = "") -> list[Event]:
         """A round dealt by the table ends after its audit: score it with ``deltas``; or void it
-        (None; also in the middle of the round): nobody scores and it is dealt again. Then the
-        match is over, or waits for ``next_round``."""
+        (None; also in the middle of the round; ``why``: the reason, in player words): nobody scores
+        and it is dealt again. Then the match is over, or waits for ``next_round``."""
         if not self.dealt_by_table or self.awaiting:
             raise IllegalAction("no round waits to be finished")
         self.awaiting = True
         if deltas is None:
             self.redeal = True
-            return [Event("round_void", None, f"round {self.round_no + 1} is void: nobody scores, "
+            because = f" because {why}" if why else ""
+            return [Event("round_void", None, f"round {self.round_no + 1} is void{because}: nobody scores, "
                           "it is dealt again", round=self.round_no + 1)]
         events = self._close_round(deltas)
         self.awaiting = not self.is_over()

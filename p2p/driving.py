@@ -18,7 +18,7 @@ from cardtable.p2p import hosting
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.peer_state import LEADER, PeerState
 from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
-from cardtable.p2p.wire import Entry, Proposal
+from cardtable.p2p.wire import HIDDEN_KINDS, Entry, Proposal
 
 
 class Driving(PeerState):
@@ -49,8 +49,9 @@ class Driving(PeerState):
         self._event("applied", index=done.index, seat=done.seat, author=p.author.hex(), kind=done.kind,
                     summary=done.summary, ok=done.ok, reason=done.reason,
                     events=[e.to_dict() for e in done.events])
-        if mine and not done.ok and done.reason != "duplicate":
-            self._event("refused", index=done.index, kind=done.kind, reason=done.reason)
+        if mine and not done.ok and done.reason != "duplicate":  # protocol: a hidden-hands step, no move
+            protocol = done.kind in HIDDEN_KINDS and not (done.kind == "keys" and len(p.payload) == 4)
+            self._event("refused", index=done.index, kind=done.kind, reason=done.reason, protocol=protocol)
         if not done.ok:
             return
         if done.line:
@@ -62,7 +63,9 @@ class Driving(PeerState):
         if done.kind in ("create", "join") and p.author == self.key:
             self._event("seated", seat=t.seat_of(self.key))
         if done.kind in ("takeover", "return", "forfeit"):
-            self._event(done.kind, seat=p.payload[1], name=t.seats[p.payload[1]].name)
+            later = done.kind == "return" and p.payload[1] in t.returning  # back from the next deal
+            name = t.seats[p.payload[1]].name
+            self._event("returning" if later else done.kind, seat=p.payload[1], name=name)
         if done.kind == "silent":
             self._event("silent", seat=p.payload[1], name=t.seats[p.payload[1]].name, seconds=p.payload[2])
         if done.kind == "leave" and p.author != self.key:
@@ -80,7 +83,7 @@ class Driving(PeerState):
         for e in done.events:
             if e.kind == "round_end":
                 self._event("round_end", text=str(e))
-            elif e.kind in ("fault", "round_void", "dealt"):
+            elif e.kind in ("fault", "round_void", "dealt", "rebuild"):
                 self._event(e.kind, text=e.text, seat=e.seat, **{k: v for k, v in e.facts.items()
                                                                  if k in ("member", "code")})
         if done.kind in ("act", "keys", "seed") and t.phase == OVER and t.match is not None:
@@ -103,7 +106,8 @@ class Driving(PeerState):
             self._seed_step(seat)
         elif t.phase == PLAYING:
             if seat is not None and t.seats[seat].controller == BOT:
-                self._propose(["return", seat])
+                if seat not in t.returning:
+                    self._propose(["return", seat])
             else:
                 self._play(seat)
 
@@ -260,7 +264,8 @@ class Driving(PeerState):
         if t.phase == SEEDING:
             return [self.stage_since + self.timeouts.reveal]
         if t.phase == PLAYING:
-            stall = [self.stage_since + self.timeouts.reveal] if t.holding_up() else []
+            stall = [self.stage_since + self.timeouts.reveal] if t.stage_due() else []
+            stall += [since + self.timeouts.reveal for since in self._accusations().values()]
             return stall + [self._last_heard(s.owner) + self._silence_allowed(s.owner) for s in t.seats
                             if s.controller == HUMAN and s.owner not in (None, self.key)]
         return []
@@ -289,12 +294,9 @@ class Driving(PeerState):
             self.stage_since = self.now
             for seat in t.missing():
                 self._propose(["forfeit", seat])
-        elif t.phase == PLAYING and t.hidden is not None and t.holding_up() \
-                and self.now >= self.stage_since + self.timeouts.reveal:
-            self.stage_since = self.now
-            late = [m for m in t.holding_up() if m != self.key]
-            if late:  # named: it loses its seat and the round is void (a sequencer never names itself)
-                self._propose(["fault", t.hidden.round_no, late[0], "withheld", 0])
+        elif t.phase == PLAYING and t.hidden is not None and (late := self._overdue()) is not None:
+            # named: it loses its seat and the round is void
+            self._propose(["fault", t.hidden.round_no, late, "withheld", 0])
         elif t.phase == PLAYING:
             for seat, s in enumerate(t.seats):
                 if s.controller != HUMAN or s.owner in (None, self.key):
@@ -307,6 +309,54 @@ class Driving(PeerState):
                     else:
                         self._propose(["takeover", seat])
                     return
+
+    def waiting_for(self) -> tuple[bytes, float] | None:
+        """The member whose machine the hidden round waits for now, and for how long (None: no
+        one): one whose keys this machine's hands still lack, one whose entry the round's stage
+        needs (its part of the deal, its seed, a share), or one accused of withholding keys."""
+        t, h = self.table, self.table.hidden
+        if h is None or t.phase != PLAYING or self.leaving:
+            return None
+        side = self.side
+        if side.round is h and side.asking:
+            late = [m for slot in side.asking for m in side.ring.missing(slot) if m not in h.gone]
+            if late:
+                return late[0], self.now - min(side.asking.values())
+        due = [m for m in t.stage_due() if m != self.key]
+        if due:
+            return due[0], self.now - self.stage_since
+        pending = [(a, i) for a, _, i in t.pending_accusations() if a != self.key]
+        if pending:
+            return pending[0][0], self.now - self.accusations_seen.get(pending[0][1], self.now)
+        return None
+
+    def _accusations(self) -> dict[int, float]:
+        """The pending accusations of withholding keys (log index) and since when this machine, as
+        sequencer, has seen each: each accused member has ``Timeouts.reveal`` to answer *that*
+        accusation in the log (a new sequencer gives every pending one a fresh wait)."""
+        pending = {index for _, _, index in self.table.pending_accusations()}
+        seen = self.accusations_seen
+        for index in list(seen):
+            if index not in pending:
+                del seen[index]
+        for index in pending:
+            seen[index] = max(seen.get(index, self.now), self.leader_since)
+        return seen
+
+    def _overdue(self) -> bytes | None:
+        """A member (never this machine) that failed to answer an accusation within the timeout,
+        or that the round's stage has waited on for the timeout (a commitment, a step, a seed)."""
+        t, wait = self.table, self.timeouts.reveal
+        seen = self._accusations()
+        for accused, _, index in t.pending_accusations():
+            if accused != self.key and self.now >= seen[index] + wait:
+                return accused
+        if self.now >= self.stage_since + wait:
+            late = [m for m in t.stage_due() if m != self.key]
+            if late:
+                self.stage_since = self.now
+                return late[0]
+        return None
 
     def _silent_in_lobby(self) -> int | None:
         """The seat of a member (not the sequencer) silent for ``Timeouts.lobby_silence`` while

@@ -170,6 +170,7 @@ def begin_next(t: TableState, events: list[Event]) -> None:
     t.match_no += 1
     t.phase, t.stage, t.commits, t.reveals = SEEDING, "commit", {}, {}
     t.seed, t.match, t.hidden, t.audited, t.accused, t.rematch = None, None, None, [], {}, []
+    t.returning = set()
     events.append(Event("new_match", None, f"everyone agreed: match {t.match_no + 1} begins with the same "
                         "seats and options", match=t.match_no))
     t._advance_seeding()

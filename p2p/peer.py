@@ -179,6 +179,8 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         self.buckets: dict[bytes, tuple[float, float]] = {}  # member -> (tokens, when) (p2p.proposals)
         self.waiting: tuple[bytes, int, float] | None = None  # (sequencer, seq, since) of the own head
         self.censors: dict[bytes, float] = {}  # sequencers seen censoring -> when
+        self.garblers: dict[bytes, float] = {}  # sequencers seen spoiling entries -> when (p2p.replication)
+        self.bad_appends = 0  # APPENDs in a row with entries spoilt by the sequencer (p2p.replication)
         self.witnessed: dict[bytes, Witnessed] = {}  # author -> its proposal seen left out (p2p.proposals)
         self.vote_sent = 0.0
         self.vote_tries = 0
@@ -188,6 +190,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         self.departed: dict[bytes, int] = {}  # leavers -> the index of their leave
         self.telling: dict[bytes, float] = {}  # leavers -> until when they hear that it committed
         self.noticed: dict[bytes, float] = {}  # silent players said to be so -> heard last then
+        self.accusations_seen: dict[int, float] = {}  # pending accusations (log index) -> seen since
         self.leader_since = now
         self.incarnation = 0
         self.next_seq = 1
@@ -244,7 +247,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         peer._save_meta()
         peer._set_term(1, peer.key)
         peer._become_leader(noop=False)
-        peer._propose(["create", peer.name, config.to_dict(), cpu_seats, deal])
+        peer._propose(["create", peer.name, config.to_dict(), cpu_seats, deal, 1])
         peer._after()
         return peer
 

@@ -96,12 +96,15 @@ class PeerState:
     member_change: int
     departed: dict[bytes, int]  # leavers -> the index of their leave
     noticed: dict[bytes, float]  # silent players the sequencer said were so -> when it heard them last
+    accusations_seen: dict[int, float]  # pending accusations (log index) -> since when this machine sees them
     telling: dict[bytes, float]  # leavers -> until when they hear that it committed
     incarnations: dict[bytes, list[int]]  # incarnations JOINs announced, per member
     incarnation_at: dict[bytes, float]
     buckets: dict[bytes, tuple[float, float]]
     waiting: tuple[bytes, int, float] | None
     censors: dict[bytes, float]
+    garblers: dict[bytes, float]  # sequencers that starved this member with entries they spoilt -> when
+    bad_appends: int  # the sequencer's APPENDs in a row with spoilt entries and none taken (p2p.replication)
     witnessed: dict[bytes, Witnessed]
     leaving: bool
     left: bool

@@ -9,6 +9,7 @@ part the ordering layer also needs over not-yet-committed entries: who is a memb
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ HUMAN, BOT, CPU = "human", "bot", "cpu"
 QUIET_KINDS = (*chat.KINDS, "silent")  # entries that are no new position for the bots
 LOBBY, SEEDING, PLAYING, OVER = "lobby", "seeding", "playing", "over"
 SEED_DOMAIN = b"cardtable/seed/"
+MAX_ACCUSATIONS = 16  # per accuser and accused in a round: an honest holder needs one or two at most
 
 
 def commitment(table_id: bytes, author: bytes, nonce: bytes) -> bytes:
@@ -76,6 +78,7 @@ class Roster:
         self.table_id: bytes | None = None
         self.config: Any = None
         self.deal = "open"
+        self.escrow = False
         self.name = ""
         self.host: bytes | None = None  # the table's creator: only it uses the lobby controls
         self.owners: list[bytes | None] = []  # one per human seat
@@ -170,6 +173,7 @@ class Roster:
             return "a table needs at least one human seat", None
         self.table_id, self.config, self.name = table_id, config, payload[1]
         self.deal = payload[4] if len(payload) > 4 else "open"
+        self.escrow = len(payload) > 5 and payload[5] == 1  # hidden deals escrow every seed (wire 6 on)
         self.host = author
         self.owners = [author] + [None] * (humans - 1)
         self.members = {author: 0}
@@ -192,7 +196,8 @@ class TableState:
         self.applied = 0
         self.hidden: HiddenRound | None = None  # the round being dealt or played with hidden hands
         self.audited: list[HiddenRound] = []  # hidden rounds done, audited (their cards are public)
-        self.accused: dict[bytes, bytes] = {}  # a member accused of withholding keys -> its accuser
+        self.accused: dict[tuple[bytes, bytes], int] = {}  # (accused, accuser) -> the accusation's index
+        self.accusations: Counter[tuple[bytes, bytes]] = Counter()  # accusations of the round, per pair
         self._points: tuple[bytes, ...] = ()
         self.talk = chat.Bound()  # the chat rate bound, kept from the log
         self.position = 0  # entries applied that are not talk: the bots think again when it moves
@@ -200,6 +205,7 @@ class TableState:
         self.past: list[Match] = []  # those matches, finished
         self.spent: set[bytes] = set()  # their seed commitments (a nonce is never used twice)
         self.rematch: list[bytes] = []  # the members that agreed to a rematch, in log order
+        self.returning: set[int] = set()  # seats whose owners are back: theirs again at the next deal
 
     # --- views -----------------------------------------------------------------------------------
     @property
@@ -302,7 +308,8 @@ class TableState:
             return "" if ok else "no seat in the seed agreement"
         if kind == "return":
             ok = self.phase == PLAYING and seat is not None and seat == payload[1] \
-                and self.seats[seat].controller == BOT and author in self.roster.members
+                and self.seats[seat].controller == BOT and author in self.roster.members \
+                and seat not in self.returning
             return "" if ok else "that seat is not the author's to take back"
         if kind in HIDDEN_KINDS:
             ok = self.hidden is not None and author in self.roster.members
@@ -384,7 +391,17 @@ class TableState:
         if self.seats[seat].owner == entry.decoded.author:  # kept for it: a computer player plays meanwhile
             self.seats[seat].controller = BOT
             self._out_of_seeding(seat)
-        self._void_for(entry.decoded.author, events)
+        self.returning.discard(seat)
+        author, h = entry.decoded.author, self.hidden
+        if h is not None and h.stage == REVEAL and author in h.members and author not in h.record.reveals:
+            name = self.name_of(author)  # the round is decided: leaving now is leaving the audit
+            text = (f"{name} (key {author.hex()[:8]}) left at the end of the round without showing its "
+                    "seed (the others rebuild it): that seat goes to a computer player")
+            events.append(Event("fault", None, text, member=author.hex(), code="withheld"))
+            self._to_cpu(seat)
+            self._gone(author, events, "left at the audit", name)
+            return ""
+        self._gone(author, events, "left")
         return ""
 
     def _evict(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -484,8 +501,7 @@ class TableState:
             if self.hidden is None:
                 return "no hidden deal is under way"
             receiver, _ = payloads.read_logged_secret(payload)
-            if self.accused.get(entry.decoded.author) == receiver:
-                del self.accused[entry.decoded.author]
+            self.accused.pop((entry.decoded.author, receiver), None)  # answers that holder's accusation
             return ""
         seat, text, opens = payloads.read_play(payload)
         return self._move(entry, seat, text, opens, events)
@@ -530,12 +546,17 @@ class TableState:
     def _begin_round(self, round_no: int, cards: list[int] | None) -> None:
         """A hidden round's deal begins: the dealing members commit to their seeds."""
         assert self.table_id is not None and self.seed is not None
+        for seat in sorted(self.returning):
+            if self.seats[seat].controller == BOT and self.seats[seat].owner is not None:
+                self.seats[seat].controller = HUMAN
+        self.returning = set()
         if cards is None:
             cards = list(range(len(self._points)))
         game = SoloRound if self.config.game == "solo" else ScoutRound
         self.hidden = game(self.table_id, self.config, self.seed, round_no, self.dealers(), cards,
                            self._points)
-        self.accused = {}
+        self.hidden.escrowed = self.roster.escrow
+        self.accused, self.accusations = {}, Counter()
 
     def _deal(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         if self.hidden is None:
@@ -564,6 +585,18 @@ class TableState:
         if h is None:
             return "no hidden deal is under way"
         reason = h.on_seed(entry.decoded.author, payloads.read_seed(payload))
+        if h.escrow_fault is not None:  # a gone member's shares do not rebuild its seed: it cheated
+            fault, h.escrow_fault = h.escrow_fault, None
+            names = {s.owner: s.name for s in self.seats if s.owner is not None}
+            events.append(Event("fault", None, fault.show(names), member=fault.member.hex(), code=fault.code))
+            seat = self.seat_of(fault.member)
+            if seat is not None:
+                self._to_cpu(seat)
+            assert self.match is not None
+            events += self.match.finish_round(None, f"{names.get(fault.member, '?')}'s part of the deal "
+                                              "could not be rebuilt")
+            self._next_deal(None)
+            return ""
         if reason or h.outcome is None:
             return reason
         assert self.match is not None
@@ -571,12 +604,13 @@ class TableState:
         if h.outcome.faults:
             names = {s.owner: s.name for s in self.seats if s.owner is not None}
             for fault in h.outcome.faults[:1]:
-                text = fault.show(names) + ": the round is void and that seat goes to a computer player"
+                text = fault.show(names) + ": that seat goes to a computer player"
                 events.append(Event("fault", None, text, member=fault.member.hex(), code=fault.code))
-            named = self.seat_of(h.outcome.faults[0].member)
+            first = h.outcome.faults[0].member
+            named = self.seat_of(first)
             if named is not None:
                 self._to_cpu(named)
-            events += self.match.finish_round(None)
+            events += self.match.finish_round(None, f"the audit found that {names.get(first, '?')} cheated")
         else:
             events += self.match.finish_round(h.outcome.scores)
         self._next_deal(h)
@@ -594,11 +628,17 @@ class TableState:
 
     def holding_up(self) -> list[bytes]:
         """Hidden hands: the members whose entry the round waits for now (a commitment, the next
-        step, a seed) or whom a holder accused of withholding keys, in seat order."""
+        step, a seed, or an answer to an accusation of withholding keys), in seat order."""
+        due = set(self.stage_due()) | {accused for accused, _ in self.accused}
+        return [m for m in self.hidden.members if m in due] if self.hidden is not None else []
+
+    def stage_due(self) -> list[bytes]:
+        """The members whose entry the round's stage waits for (a commitment, the next step of a
+        deal, a seed at the audit); accusations aside."""
         h = self.hidden
         if h is None:
             return []
-        due: set[bytes] = set(self.accused)
+        due: set[bytes] = set()
         if h.stage == COMMIT:
             due |= {m for m in h.members if m not in h.record.commitments}
         elif h.stage in (DEAL, PLAY) and h.dealing() is not None:  # the round's deal, or a reshuffle
@@ -606,21 +646,31 @@ class TableState:
             assert n is not None
             due.add(h.members[h.specs[n].author(len(h.deals[n].digests))])
         elif h.stage == REVEAL:
-            due |= {m for m in h.members if m not in h.record.reveals}
+            due |= {m for m in h.members if m not in h.record.reveals and m not in h.gone}
+        due |= set(h.shares_due())
         return [m for m in h.members if m in due]
 
+    def pending_accusations(self, accused: bytes | None = None) -> list[tuple[bytes, bytes, int]]:
+        """The accusations of withholding keys not answered yet: (accused, accuser, log index),
+        in log order; only those against ``accused`` if given."""
+        return sorted(((a, b, i) for (a, b), i in self.accused.items() if accused in (None, a)),
+                      key=lambda x: x[2])
+
     def progress(self) -> tuple[Any, ...]:
-        """What changes whenever a hidden round moves on (the sequencer's patience starts again)."""
+        """What changes whenever a hidden round's stage moves on (the sequencer's patience with the
+        stage starts again; each accusation has its own)."""
         h = self.hidden
         if h is None:
             return ()
         return (h.round_no, h.stage, len(h.record.commitments), tuple(len(d.digests) for d in h.deals),
-                len(h.record.reveals), tuple(self.accused))
+                len(h.record.reveals), len(h.gone), sum(map(len, h.released.values())), len(h.complaints()))
 
     def _fault(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
-        """A holder accuses a member of withholding its keys (it must then put them in the log), or
-        shows a key that does not open its card (the round stops for the audit); the sequencer
-        names a member that holds the round up past the timeout (it loses its seat, the round is void)."""
+        """A holder accuses a member of withholding its keys (the member must then put them in the
+        log for that holder), or shows a key that does not open its card (the round stops for the
+        audit); the sequencer names a member that holds the round up past the timeout (it loses its
+        seat, the round is void). A sequencer's naming carries an integer detail; an accusation
+        carries the slots its author waits for (docs/hidden-hands.md, section 7)."""
         h = self.hidden
         if h is None:
             return "no hidden deal is under way"
@@ -631,25 +681,37 @@ class TableState:
         if f.code == "withheld" and author == entry.sequencer and isinstance(f.detail, int):
             if f.accused not in self.holding_up():
                 return "that member holds nothing up"
-            names = {s.owner: s.name for s in self.seats if s.owner is not None}
-            name = names.get(f.accused, "?")
-            text = (f"{name} (key {f.accused.hex()[:8]}) held the round up: the round is void and that "
-                    "seat goes to a computer player")
-            events.append(Event("fault", None, text, member=f.accused.hex(), code="withheld"))
-            self.accused.clear()
+            events.append(Event("fault", None, self._held_up_text(f.accused), member=f.accused.hex(),
+                                code="withheld"))
+            self.accused = {pair: i for pair, i in self.accused.items() if pair[0] != f.accused}
+            name = self.name_of(f.accused)
             seat = self.seat_of(f.accused)
             if seat is not None:
                 self._to_cpu(seat)
-            self._void_for(f.accused, events)
+            self._gone(f.accused, events, "was named", name)
             return ""
         evidence = f.code == "key" and h.stage == REVEAL and bool(h.record.evidence)
-        if (h.stage != PLAY and not evidence) or author not in self.roster.members:
+        early = f.code == "escrow" and h.stage in (DEAL, PLAY)
+        if (h.stage != PLAY and not evidence and not early) or author not in self.roster.members:
             return "no cards are in play"
         if f.code == "withheld":
-            self.accused.setdefault(f.accused, author)
-            events.append(Event("accused", None, "a player waits for keys from another machine, which must "
-                                "now put them in the log", member=f.accused.hex()))
+            if f.accused in h.gone:
+                return "that member is gone: its part of the deal is rebuilt"
+            pair = (f.accused, author)
+            if pair in self.accused:
+                return "that accusation waits for its answer already"
+            if self.accusations[pair] >= MAX_ACCUSATIONS:
+                return "too many accusations of that member this round"
+            if not any(self.holder(seat, entry.sequencer) == author for seat in range(len(h.hands))):
+                return "the accuser holds no cards"
+            self.accused[pair] = entry.index
+            self.accusations[pair] += 1
+            events.append(Event("accused", None, f"{self.name_of(author)} waits for keys from "
+                                f"{self.name_of(f.accused)}'s machine, which must now put them in the log",
+                                member=f.accused.hex()))
             return ""
+        if f.code == "escrow":  # my sealed share of its seed does not check: it must show it in the clear
+            return h.complain(f.accused, author)
         if f.code == "key" and isinstance(f.detail, bytes):
             try:
                 bundle = read_bundle(f.detail)
@@ -665,19 +727,45 @@ class TableState:
             return ""
         return "not a fault a member reports"
 
-    def _void_for(self, owner: bytes | None, events: list[Event]) -> None:
-        """Hidden hands: ``owner`` (a dealing member) no longer plays its seat. Its keys are gone
-        with it, so the round is void and dealt again by the members left (docs/hidden-hands.md)."""
+    def _held_up_text(self, member: bytes) -> str:
+        """Why the sequencer names ``member``, in player words."""
         h = self.hidden
-        if h is None or owner not in h.members or h.stage == DONE:
-            return
-        if self.match is None:
-            self._begin_round(0, None)
-        elif self.match.awaiting:  # the next round's deal: begin it again without it
-            self._begin_round(h.round_no, list(h.spec.cards))
+        who = f"{self.name_of(member)} (key {member.hex()[:8]})"
+        if any(a == member for a, _ in self.accused):
+            why = "did not hand over the card keys another player asked for"
+        elif h is not None and member in h.shares_due():
+            why = "did not give its share of a departed player's part of the deal"
+        elif h is not None and h.stage == REVEAL:
+            why = "did not show its seed at the end of the round (the others rebuild it)"
         else:
-            events += self.match.finish_round(None)
-            self._next_deal(None)
+            why = "did not take its turn in the deal"
+        return f"{who} {why}: that seat goes to a computer player"
+
+    def _gone(self, owner: bytes | None, events: list[Event], why: str, name: str = "") -> None:
+        """Hidden hands: ``owner`` (a dealing member) no longer plays its seat: it left (``why``), its
+        seat was taken over, or it was named. Before the cards are dealt the deal begins again
+        without it; in play or at the audit its seed is rebuilt from the others' escrow shares and a
+        computer player plays on, so the round is played and scored; only when that cannot be is
+        the round void, and the void names it and says why (docs/hidden-hands.md, section 7)."""
+        h = self.hidden
+        if h is None or owner is None or owner not in h.members or h.stage == DONE or owner in h.gone:
+            return
+        name = name or self.name_of(owner)
+        if h.stage in (COMMIT, DEAL):  # nothing is dealt yet: the deal begins again without it
+            if self.match is None:
+                self._begin_round(0, None)
+            else:
+                self._begin_round(h.round_no, list(h.spec.cards))
+            return
+        cannot = h.can_rebuild(owner)
+        if not cannot:
+            h.gone.append(owner)
+            events.append(Event("rebuild", None, f"{name} {why}: the other machines rebuild its part of the "
+                                "deal and the round goes on", member=owner.hex()))
+            return
+        assert self.match is not None
+        events += self.match.finish_round(None, f"{name} {why} and {cannot}")
+        self._next_deal(None)
 
     def _takeover(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         seat = payload[1]
@@ -688,7 +776,8 @@ class TableState:
         if not ok:
             return "that seat cannot be taken over"
         self.seats[seat].controller = BOT
-        self._void_for(self.seats[seat].owner, events)
+        self.returning.discard(seat)
+        self._gone(self.seats[seat].owner, events, "stopped answering")
         return ""
 
     def _return(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -696,8 +785,11 @@ class TableState:
         author = entry.decoded.author  # a member that left is back (a join) before it takes its seat
         ok = (self.phase == PLAYING and seat < len(self.seats) and self.seats[seat].controller == BOT
               and self.seats[seat].owner == author and author in self.roster.members)
-        if not ok:
+        if not ok or seat in self.returning:
             return "that seat is not the author's to take back"
+        if self.hidden is not None and self.hidden.stage != DONE:  # a computer player's machine saw its cards
+            self.returning.add(seat)  # the peer tells it: "returning"
+            return ""
         self.seats[seat].controller = HUMAN
         return ""
 

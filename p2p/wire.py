@@ -36,7 +36,7 @@ from cardtable.p2p import chat, seal
 from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
-VERSION = 5
+VERSION = 6
 FLAG_SEALED = 2
 HEAD_BYTES = 4
 MAX_DATAGRAM = 1200
@@ -288,7 +288,8 @@ def _hidden(payload: list[Any]) -> None:
 
 def check_payload(payload: list[Any]) -> None:
     """Raise ``WireError`` unless ``payload`` is one of the documented payloads (a ``create``
-    written before wire 5 has no deal field: it deals open)."""
+    written before wire 5 has no deal field: it deals open; from wire 6 it has a sixth, 1: every
+    dealer of a hidden deal escrows its seed)."""
     kind = payload[0] if payload and isinstance(payload[0], str) else None
     if kind in HIDDEN_KINDS:
         _hidden(payload)
@@ -296,6 +297,10 @@ def check_payload(payload: list[Any]) -> None:
     spec = _PAYLOADS.get(kind) if kind else None
     if spec is not None and kind == "create" and len(payload) == 4:
         payload = [*payload, "open"]
+    if spec is not None and kind == "create" and len(payload) == 6:
+        if payload[5] not in (0, 1) or isinstance(payload[5], bool):
+            raise WireError("malformed")
+        payload = payload[:5]
     if spec is None or len(payload) != spec[0]:
         raise WireError("malformed")
     spec[1](payload)

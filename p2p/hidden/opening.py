@@ -65,6 +65,19 @@ class KeyRing:
     def __init__(self, members: Sequence[bytes]) -> None:
         self.members = tuple(members)
         self._keys: dict[int, dict[bytes, bytes]] = {}
+        self._deals: dict[tuple[int, int], tuple[bytes, ...]] = {}  # (first, size) -> its members
+
+    def deal(self, first: int, size: int, members: Sequence[bytes]) -> None:
+        """The slots ``first .. first + size - 1`` were dealt by ``members`` only (a SOLO reshuffle
+        after a member left): their keys come from those."""
+        self._deals[first, size] = tuple(members)
+
+    def dealers(self, slot: int) -> tuple[bytes, ...]:
+        """The members whose keys open ``slot``."""
+        for (first, size), members in self._deals.items():
+            if first <= slot < first + size:
+                return members
+        return self.members
 
     def put(self, slot: int, member: bytes, key: bytes) -> None:
         if member not in self.members:
@@ -75,14 +88,14 @@ class KeyRing:
     def missing(self, slot: int) -> list[bytes]:
         """The members (seat order) whose key for ``slot`` has not arrived."""
         have = self._keys.get(slot, {})
-        return [m for m in self.members if m not in have]
+        return [m for m in self.dealers(slot) if m not in have]
 
     def combined(self, slot: int) -> bytes:
         """K_i; a DeckError naming the first member whose key is missing."""
         missing = self.missing(slot)
         if missing:
             raise DeckError(f"slot {slot}: no key yet from {missing[0].hex()[:8]}")
-        return product([self._keys[slot][m] for m in self.members])
+        return product([self._keys[slot][m] for m in self.dealers(slot)])
 
     def open(self, slot: int, slot_point: bytes, lookup: Mapping[bytes, int]) -> int:
         """The card in ``slot`` (see ``open_point``)."""

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardtable.p2p.hidden import payloads
+from cardtable.p2p.hidden import escrow, payloads
 from cardtable.p2p.hidden.audit import AuditReport, Fault, RoundRecord, audit
 from cardtable.p2p.hidden.deal import Deal, DealSpec
 from cardtable.p2p.hidden.group import DeckError
@@ -62,6 +62,13 @@ class HiddenRound:
         self.public: dict[int, tuple[int, int]] = {}  # slot -> (canonical card, orientation), shown to all
         self.moves: list[Move] = []
         self.outcome: Outcome | None = None
+        self.escrowed = False  # every dealer must escrow its seed (a table created from wire 6 on)
+        self.sealed: dict[bytes, list[bytes]] = {}  # dealer -> its escrow shares, sealed for the others
+        self.gone: list[bytes] = []  # members that left mid-round: their seeds are rebuilt from shares
+        self.released: dict[bytes, dict[bytes, bytes]] = {}  # gone member -> publisher -> its share
+        self.public_shares: dict[tuple[bytes, bytes], bytes] = {}  # (dealer, member) -> shown at a complaint
+        self.recovered: dict[bytes, bytes] = {}  # gone member -> its seed, rebuilt
+        self.escrow_fault: Fault | None = None  # a gone member's escrow did not rebuild its seed
 
     @property
     def spec(self) -> DealSpec:
@@ -83,7 +90,13 @@ class HiddenRound:
             return "not the time for this round's deal entry"
         if author not in self.members or author in self.record.commitments:
             return "not a dealing member, or committed already"
+        threshold = escrow.threshold_for(len(self.members))
+        shape = (threshold or 0, len(self.members) - 1 if threshold else 0)
+        given = (len(entry.escrow_points), len(entry.sealed_shares))
+        if given != shape and (self.escrowed or given != (0, 0)):  # a table before wire 6 may not escrow
+            return "an escrow of the wrong shape"
         self.record.commitments[author] = entry.commitment
+        self.sealed[author] = list(entry.sealed_shares)
         if entry.escrow_points:
             self.record.escrow_points[author] = list(entry.escrow_points)
         if len(self.record.commitments) == len(self.members):
@@ -96,7 +109,7 @@ class HiddenRound:
         if n >= len(self.deals) or (self.stage != DEAL if n == 0 else self.stage != PLAY):
             return "no such deal is under way"
         spec, deal = self.specs[n], self.deals[n]
-        if author != self.members[spec.author(item.step)]:
+        if author != spec.members[spec.author(item.step)]:
             return f"step {item.step} is not the author's"
         t = len(deal.digests)
         try:
@@ -121,8 +134,10 @@ class HiddenRound:
         return ""
 
     def add_deal(self, cards: Sequence[int]) -> None:
-        """A reshuffle: the same members deal ``cards`` (public, in pile order) into new slots."""
-        spec = DealSpec(self.table_id, self.round_no, len(self.specs), self.members, tuple(cards), self.size)
+        """A reshuffle: the members still at the table deal ``cards`` (public, in pile order) into new
+        slots (a member gone mid-round takes no part: its seed, rebuilt, is public)."""
+        members = tuple(m for m in self.members if m not in self.gone)
+        spec = DealSpec(self.table_id, self.round_no, len(self.specs), members, tuple(cards), self.size)
         self.specs.append(spec)
         self.deals.append(Deal(spec))
 
@@ -167,15 +182,102 @@ class HiddenRound:
 
     # --- the audit -------------------------------------------------------------------------------
     def on_seed(self, author: bytes, entry: payloads.SeedEntry) -> str:
-        if self.stage != REVEAL or entry.round_no != self.round_no or entry.dealer is not None:
+        """A member's reveal at the audit, or a share of an escrowed seed (``entry.dealer``)."""
+        if entry.dealer is not None:
+            return self._on_share(author, entry)
+        if self.stage != REVEAL or entry.round_no != self.round_no:
             return "not the time for this round's seeds"
         if author not in self.members or author in self.record.reveals:
             return "not a dealing member, or revealed already"
         self.record.reveals[author] = entry.value
-        if len(self.record.reveals) == len(self.members):
+        self._audit_if_complete()
+        return ""
+
+    def _audit_if_complete(self) -> None:
+        """Every seed is in (revealed or rebuilt) and no questioned share waits to be shown: audit."""
+        if self.stage == REVEAL and len(self.record.reveals) == len(self.members) and not self.complaints():
             report = audit(self.record, self.points)
             self.outcome = Outcome(report.faults, report, None) if report.faults else self.replay(report)
             self.stage = DONE
+
+    # --- the escrow: a member gone mid-round -------------------------------------------------------
+    def can_rebuild(self, member: bytes) -> str:
+        """Why the round cannot go on without ``member`` by rebuilding its seed ("" if it can)."""
+        if escrow.threshold_for(len(self.members)) is None:
+            return "with two machines dealing there is no escrow"
+        if member not in self.record.escrow_points:
+            return "its part of the deal was not escrowed"
+        if any(g not in self.recovered for g in self.gone):
+            return "another machine's part is still being rebuilt"
+        if self.gone:
+            return "a second machine left in the same round"
+        n = self.dealing()
+        if n is not None and n > 0 and member in self.specs[n].members:
+            return "it left while the discard pile was being dealt again"
+        if any(d == member for d, _ in self.complaints()):
+            return "its escrow was in question"
+        return ""
+
+    def share_of(self, dealer: bytes, member: bytes) -> bytes | None:
+        """``dealer``'s share sealed for ``member`` (None: none)."""
+        others = [m for m in self.members if m != dealer]
+        sealed = self.sealed.get(dealer, [])
+        return sealed[others.index(member)] if member in others and len(sealed) == len(others) else None
+
+    def x_of(self, member: bytes) -> int:
+        return self.members.index(member) + 1
+
+    def complaints(self) -> list[tuple[bytes, bytes]]:
+        """(dealer, member) pairs whose sealed share the member said does not check, unanswered."""
+        return [pair for pair, share in self.public_shares.items() if not share]
+
+    def complain(self, dealer: bytes, member: bytes) -> str:
+        if dealer not in self.sealed or member not in self.members or dealer == member:
+            return "not a share of this round"
+        if (dealer, member) in self.public_shares:
+            return "that share was questioned already"
+        self.public_shares[dealer, member] = b""
+        return ""
+
+    def shares_due(self) -> list[bytes]:
+        """The members whose share of a gone member's seed the round waits for, and the dealers
+        that must show a questioned share in the clear."""
+        due = [d for d, _ in self.complaints()]
+        for g in self.gone:
+            if g not in self.recovered:
+                due += [m for m in self.members if m != g and m not in self.gone
+                        and m not in self.released.get(g, {}) and (g, m) not in self.public_shares]
+        return due
+
+    def _on_share(self, author: bytes, entry: payloads.SeedEntry) -> str:
+        assert entry.dealer is not None
+        if entry.round_no != self.round_no or author not in self.members or self.stage == DONE:
+            return "not a share of this round"
+        if (author, entry.dealer) in self.public_shares and not self.public_shares[author, entry.dealer]:
+            points = self.record.escrow_points.get(author, [])  # a dealer shows a questioned share
+            if not escrow.check_share(self.x_of(entry.dealer), entry.value, points):
+                return "the share does not check"
+            self.public_shares[author, entry.dealer] = entry.value
+            self._audit_if_complete()
+            return ""
+        gone = entry.dealer
+        if gone not in self.gone or gone in self.recovered or author == gone or author in self.gone:
+            return "no share of that seed is due"
+        if not escrow.check_share(self.x_of(author), entry.value, self.record.escrow_points.get(gone, [])):
+            return "the share does not check"
+        self.released.setdefault(gone, {})[author] = entry.value
+        released = dict(self.released[gone])
+        released.update({m: s for (d, m), s in self.public_shares.items() if d == gone and s})
+        try:
+            seed = escrow.recover(self.table_id, self.round_no, gone, self.members,
+                                  self.record.escrow_points[gone], released, self.record.commitments[gone])
+        except DeckError as err:
+            if "more share" not in str(err):  # the shares check, the seed does not: the dealer's escrow
+                self.escrow_fault = Fault(gone, "escrow", "escrowed shares that do not rebuild its seed")
+            return ""
+        self.recovered[gone] = seed
+        self.record.reveals.setdefault(gone, seed)
+        self._audit_if_complete()
         return ""
 
     # --- what each game says ---------------------------------------------------------------------

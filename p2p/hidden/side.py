@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardtable.p2p.hidden import payloads
+from cardtable.p2p.hidden import escrow, payloads
 from cardtable.p2p.hidden.bundles import (
     Bundle,
     Content,
@@ -34,6 +34,7 @@ from cardtable.p2p.hidden.round import COMMIT, DEAL, PLAY, REVEAL, HiddenRound
 from cardtable.p2p.identity import Identity
 
 RESEND = 0.5  # seconds between asking again for what has not come (steps, keys)
+EARLY_CHUNKS = 64  # step chunks kept for a deal this machine has not begun yet (a step's worth and more)
 
 
 @dataclass
@@ -72,11 +73,16 @@ class HiddenSide:
         self.ring = KeyRing(())
         self.sent: set[tuple[int, bytes]] = set()
         self.outbox = Todo()
-        self.proposed: set[str] = set()  # "deal", "seed": proposed for this round (the queue resends)
+        self.proposed: set[Any] = set()  # "deal", "seed", ...: proposed for this round (the queue resends)
         self.opened: set[int] = set()
         self.wrong: set[int] = set()  # slots whose keys did not open them to a card
         self.bundles: dict[tuple[int, bytes], Bundle] = {}  # (slot, sender) -> the bundle it came in
-        self.since: float | None = None  # when this machine first waited for the round's keys
+        self.asking: dict[int, float] = {}  # slot -> when this machine could first ask for its keys
+        self.accusing: dict[bytes, tuple[int, float]] = {}  # member -> (its accusations seen, since when)
+        self.answered: set[int] = set()  # the log indices of the accusations of this machine answered
+        self.early: list[StepChunk] = []  # step chunks that came before this machine began their deal
+        self.shares: dict[bytes, bytes] = {}  # dealer -> its escrow share for this machine, opened
+        self.rebuilt: set[bytes] = set()  # gone members whose rebuilt keys are in the ring
         self.asked_at = float("-inf")
 
     # --- following the rounds --------------------------------------------------------------------
@@ -84,7 +90,8 @@ class HiddenSide:
         if self.round is not h:
             self.round, self.dealings, self.ring, self.sent = h, {}, KeyRing(h.members), set()
             self.outbox, self.proposed, self.opened, self.wrong = Todo(), set(), set(), set()
-            self.bundles, self.since = {}, None
+            self.bundles, self.asking, self.accusing, self.answered, self.early = {}, {}, {}, set(), []
+            self.shares, self.rebuilt = {}, set()
             prefix = "hkey/" + deal_name(h) + "/"
             for name, data in list(self.seeds.items()):
                 if name.startswith(prefix):
@@ -149,22 +156,33 @@ class HiddenSide:
         dealer = self.key in h.members
         if dealer and h.stage == COMMIT and "deal" not in self.proposed:
             self.proposed.add("deal")
-            mine = commitment(h.table_id, h.round_no, self.key, self.seed_for(h))
-            self.outbox.propose.append(payloads.deal_payload(payloads.DealEntry(h.round_no, mine, [], [])))
+            seed = self.seed_for(h)
+            mine = commitment(h.table_id, h.round_no, self.key, seed)
+            points, sealed = escrow.escrow(self.identity, seed, h.table_id, h.round_no, h.members)
+            entry = payloads.DealEntry(h.round_no, mine, points, sealed)
+            self.outbox.propose.append(payloads.deal_payload(entry))
+        for spec in h.specs[1:]:
+            self.ring.deal(spec.first_slot, spec.size, spec.members)
+        self._rebuild(h)
         if dealer and h.stage in (DEAL, PLAY, REVEAL):
+            self._escrow_duties(h)
             for n, spec in enumerate(h.specs):
-                if n not in self.dealings:
+                if n not in self.dealings and self.key in spec.members:
                     self.dealings[n] = dealing = Dealing(spec, self.key, self.seed_for(h), h.points)
                     for i, key in enumerate(dealing.layer.keys):
                         self.ring.put(spec.first_slot + i, self.key, key)
                     self._take(dealing.start())
                     self._catch_up(h, n, dealing)
+                    for chunk in [c for c in self.early if c.deal_no == n]:
+                        self._take(dealing.on_chunk(chunk))  # sent before this machine saw the deal begin
+                    self.early = [c for c in self.early if c.deal_no != n]
         if h.stage == PLAY:
             if dealer:
                 self._send_keys(table, h, sequencer)
-                if table.accused.get(self.key) is not None and "answer" not in self.proposed:
-                    self.proposed.add("answer")
-                    self._answer_in_log(table, h, sequencer, table.accused[self.key])
+                for _, accuser, index in table.pending_accusations(self.key):
+                    if index not in self.answered:  # every accusation, from every accuser, is answered
+                        self.answered.add(index)
+                        self._answer_in_log(table, h, sequencer, accuser)
             self._open(table, h, sequencer)
             self._accuse(table, h, sequencer, now, patience)
         if dealer and h.stage == REVEAL and "seed" not in self.proposed:
@@ -177,6 +195,47 @@ class HiddenSide:
         out, self.outbox = self.outbox, Todo()
         out.propose = [p for p in out.propose if _still_due(h, self.key, p)]
         return out
+
+    def _rebuild(self, h: HiddenRound) -> None:
+        """The keys of a member gone mid-round, from its seed rebuilt from the escrow shares: every
+        machine has them now (they open nothing alone: each slot needs every dealer's key)."""
+        for gone, seed in h.recovered.items():
+            if gone in self.rebuilt:
+                continue
+            self.rebuilt.add(gone)
+            for spec in h.specs:
+                if gone in spec.members:
+                    for i, key in enumerate(spec.layer(seed).keys):
+                        self.ring.put(spec.first_slot + i, gone, key)
+
+    def _escrow_duties(self, h: HiddenRound) -> None:
+        """Check the escrow shares sealed for this machine (say so in the log if one does not
+        check); publish its share of a gone member's seed; show in the clear a share of its own
+        that a member questioned."""
+        for dealer in h.sealed:
+            if dealer == self.key or dealer in self.shares:
+                continue
+            sealed = h.share_of(dealer, self.key)
+            if sealed is None:
+                continue
+            share = escrow.open_share(self.identity, h.table_id, h.round_no, dealer, sealed)
+            self.shares[dealer] = share
+            if not escrow.check_share(h.x_of(self.key), share, h.record.escrow_points.get(dealer, [])):
+                fault = payloads.FaultEntry(h.round_no, dealer, "escrow", 0)
+                self.outbox.propose.append(payloads.fault_payload(fault))
+        for gone in h.gone:
+            if gone != self.key and gone not in h.recovered and ("share", gone) not in self.proposed \
+                    and gone in self.shares and (gone, self.key) not in h.public_shares:
+                self.proposed.add(("share", gone))
+                self.outbox.propose.append(payloads.seed_payload(
+                    payloads.SeedEntry(h.round_no, self.shares[gone], gone)))
+        threshold = escrow.threshold_for(len(h.members))
+        for dealer, member in h.complaints():
+            if dealer == self.key and threshold and ("show", member) not in self.proposed:
+                self.proposed.add(("show", member))
+                share = escrow.share(self.seed_for(h), threshold, h.x_of(member))
+                shown = payloads.SeedEntry(h.round_no, share, member)
+                self.outbox.propose.append(payloads.seed_payload(shown))
 
     def _catch_up(self, h: HiddenRound, n: int, dealing: Dealing) -> None:
         """Feed a new ``Dealing`` what the log already holds of deal ``n``, step by step."""
@@ -232,19 +291,23 @@ class HiddenSide:
             table.learn(slot, card, orientation(h.table_id, slot, self.ring.combined(slot)))
 
     def _answer_in_log(self, table: Any, h: HiddenRound, sequencer: bytes | None, accuser: bytes) -> None:
-        """Accused of withholding keys: put them in the log, sealed for the accuser."""
-        items = [(s, k) for s in self._held(table, h, sequencer, accuser)
-                 if (k := self._key(h, s)) is not None]
+        """Accused of withholding keys: put them in the log, sealed for the accuser (every slot its
+        seats hold; the shown ones too if that is all, so that an answer is always there)."""
+        held = self._held(table, h, sequencer, accuser)
+        if not held:
+            held = [slot for seat in range(len(h.hands)) if table.holder(seat, sequencer) == accuser
+                    for slot in h.seat_slots(seat)]
+        items = [(s, k) for s in held if (k := self._key(h, s)) is not None]
         for bundle in bundles_for(self.identity, h.table_id, h.round_no, accuser, items):
             body = encode_secret(self.identity, h.table_id, accuser, bundle, self.random_bytes(24), 1)
             self.outbox.propose.append(payloads.logged_secret_payload(accuser, body))
 
     def _accuse(self, table: Any, h: HiddenRound, sequencer: bytes | None, now: float,
                 patience: float) -> None:
-        """Keys still missing ``patience`` seconds into the round: say in the log whose (once), or, if
-        they came and do not open the card, show their bundle (the round stops for the audit)."""
-        if self.since is None:
-            self.since = now
+        """Keys of a slot still missing ``patience`` seconds after this machine could first ask
+        for them: say in the log whose, with the slots (once per accusation; again only if the
+        answer still left keys out, ``patience`` after it); or, if keys came and do not open the
+        card, show their bundles (the round stops for the audit)."""
         held = self._held(table, h, sequencer, self.key)
         for slot in held:
             if slot in self.wrong and "key" not in self.proposed:
@@ -255,12 +318,30 @@ class HiddenSide:
                         self.outbox.propose.append(payloads.fault_payload(
                             payloads.FaultEntry(h.round_no, member, "key", bundle.wire())))
                 return
-        if now < self.since + patience or "withheld" in self.proposed:
-            return
-        late = [m for m in h.members if m != self.key and any(m in self.ring.missing(s) for s in held)]
-        if late:
-            self.proposed.add("withheld")
-            fault = payloads.FaultEntry(h.round_no, late[0], "withheld", 0)
+        late: dict[bytes, list[int]] = {}
+        for slot in held:
+            missing = [m for m in self.ring.missing(slot) if m not in h.gone] if h.ready(slot) else []
+            if not missing:
+                self.asking.pop(slot, None)
+                continue
+            if now >= self.asking.setdefault(slot, now) + patience:
+                for member in missing:
+                    late.setdefault(member, []).append(slot)
+        for member, slots in late.items():
+            pair = (member, self.key)
+            if member == self.key or pair in table.accused:
+                continue
+            seen = table.accusations[pair]
+            count, since = self.accusing.get(member, (-1, float("-inf")))
+            if seen != count:  # answered since (or none yet): a fresh patience for what is still missing
+                self.accusing[member] = (seen, now if count >= 0 else float("-inf"))
+                if count >= 0:
+                    continue
+            elif now < since + patience:
+                continue  # proposed and not in the log yet
+            self.accusing[member] = (seen, now)
+            detail = b"".join(slot.to_bytes(2, "big") for slot in slots[:64])
+            fault = payloads.FaultEntry(h.round_no, member, "withheld", detail)
             self.outbox.propose.append(payloads.fault_payload(fault))
 
     def proofs(self, h: HiddenRound, slots: list[int]) -> list[PublicOpen] | None:
@@ -301,7 +382,7 @@ class HiddenSide:
             return
         slots = self._held(table, h, sequencer, self.key)
         for member in h.members:
-            if member == self.key:
+            if member == self.key or member in h.gone:
                 continue
             missing = tuple(s for s in slots if member in self.ring.missing(s))
             for i in range(0, len(missing), 64):
@@ -319,6 +400,8 @@ class HiddenSide:
         elif isinstance(item, StepChunk):
             if item.deal_no in self.dealings:
                 self._take(self.dealings[item.deal_no].on_chunk(item))
+            elif item.deal_no <= len(h.specs) and len(self.early) < EARLY_CHUNKS:
+                self.early.append(item)  # the previous member is ahead of this machine's log: keep it
         elif item.step == -1:
             if h.stage == PLAY:
                 held = set(self._held(table, h, sequencer, sender))
@@ -333,6 +416,8 @@ def _still_due(h: HiddenRound, me: bytes, payload: list[Any]) -> bool:
     """A proposal from an earlier call that the log has not made pointless since."""
     if payload[0] == "deal":
         return h.stage == COMMIT and me not in h.record.commitments
+    if payload[0] == "seed" and len(payload) == 4:  # a share: of a gone member's seed, or questioned
+        return payload[3] in h.gone and payload[3] not in h.recovered or (me, payload[3]) in h.complaints()
     if payload[0] == "seed":
         return h.stage == REVEAL and me not in h.record.reveals
     if payload[0] == "deck":

@@ -92,7 +92,9 @@ def test_a_member_that_left_comes_back_from_its_kept_log_and_the_match_ends_with
     assert len({p.table.digest() for p in live(net)}) == 1
     for n in others(nodes, victim):
         assert [e["name"] for e in n.kinds("leave")] == ["p1"]
-        assert [(e["seat"], e["name"]) for e in n.kinds("return")] == [(seat, "p1")]
+        # hidden hands: back in the middle of a round, it plays from the next deal (a computer player's
+        # machine has seen its cards), and everyone is told so
+        assert [(e["seat"], e["name"]) for e in n.kinds("returning")] == [(seat, "p1")]
     assert not victim.kinds("leave")  # its own leave is told as ``left``
 
 
@@ -168,10 +170,13 @@ def test_a_player_heard_again_before_the_takeover_keeps_the_seat() -> None:
 
 
 
-def test_the_member_left_alone_deals_again_and_the_one_back_opens_its_hand() -> None:
-    """Two machines and a computer player, hidden hands: one member leaves, so the round is dealt
-    again by the other alone (a deal of one member passes each step to itself); the one that left
-    comes back from its kept log, on a new address, and opens its hand."""
+def test_the_member_left_alone_deals_again_and_the_one_back_plays_from_the_next_deal() -> None:
+    """Two machines and a computer player, hidden hands: one member leaves, so the round is void
+    (two dealing machines have no escrow; the void says who left) and dealt again by the other
+    alone (a deal of one member passes each step to itself), whose machine then holds every hand.
+    The one that left comes back from its kept log, on a new address: it is told that a computer
+    player finishes the round (another machine has seen its cards), and at the next deal it deals
+    again and opens its own hand."""
     net = SimNet(3)
     a, b = net.node("A"), net.node("B")
     host = net.host(a, scout.Config(players=3), 1, auto=None, bots="random", deal="hidden")
@@ -181,11 +186,19 @@ def test_the_member_left_alone_deals_again_and_the_one_back_opens_its_hand() -> 
                    and b.peer.side.knows_hand(b.peer.table, 1), limit=60)
     net.leave(b)
     net.run_for(3.0)
+    void = a.kinds("round_void")
+    assert void and "B left" in void[0]["text"] and "two machines" in void[0]["text"], void
+    assert host.table.hidden is not None and host.table.hidden.members == (a.identity.key,)
+    redealt = host.table.hidden
     del net.nodes[b.addr]
     b.addr = ("10.0.0.99", 7099)  # a new process: a new port
     net.nodes[b.addr] = b
-    back = net.come_back(b, a.addr, auto=None, bots="random")
-    assert net.run(lambda: back.table.hidden is not None and back.table.hidden.stage == "play"
-                   and back.side.knows_hand(back.table, 1), limit=30), "the hand did not open"
-    assert host.table.hidden is not None and host.table.hidden.members == (a.identity.key,)
+    back = net.come_back(b, a.addr, auto="random", bots="random")
+    assert net.run(lambda: 1 in back.table.returning, limit=30)
+    assert back.table.seats[1].controller == BOT and host.table.hidden is redealt
+    assert [e for _, e in b.events if e.kind == "applied" and e.data["kind"] == "return" and e.data["ok"]]
+    host.auto = "random"  # A plays on: the round ends and the next is dealt
+    assert net.run(lambda: back.table.hidden is not None and back.table.hidden is not redealt
+                   and b.identity.key in back.table.hidden.members and back.table.hidden.stage == "play"
+                   and back.side.knows_hand(back.table, 1), limit=300), "the hand did not open"
     assert back.table.seats[1].controller == HUMAN and host.addrs.get(b.identity.key) == b.addr

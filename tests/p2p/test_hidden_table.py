@@ -211,29 +211,41 @@ def test_a_member_that_restarts_in_the_middle_of_a_round_opens_its_hand_again_an
     assert len({t.digest() for t in tables}) == 1
 
 
-def test_a_member_gone_for_good_voids_the_round_which_the_others_deal_again() -> None:
+def test_a_member_gone_for_good_is_rebuilt_from_the_escrow_and_its_seat_plays_on_in_the_same_round() -> None:
+    """A machine dies in the middle of a round: its seat is taken over, the others publish their
+    shares of its seed, every machine rebuilds its keys, a computer player plays the seat on, and the
+    round is played to its end and scored: nothing is void, nobody is named."""
     net = SimNet(12)
     nodes = hidden_table(net, 3, 3)
     _until_play(net, nodes)
+    h = nodes[0].peer.table.hidden if nodes[0].peer else None
+    round_at_crash = h.round_no if h is not None else -1
     net.crash(nodes[2])
     assert net.run(lambda: all(p.table.phase == "over" for p in running(nodes)), limit=900)
+    gone = nodes[2].identity.key
     for node in nodes[:2]:
-        assert events(node, "round_void") and not events(node, "fault")
+        assert not events(node, "round_void") and not events(node, "fault")
+        assert [e for e in events(node, "applied") if e["kind"] == "takeover" and e["ok"]]
         peer = node.peer
-        assert peer is not None and peer.table.audited
-        assert all(nodes[2].identity.key not in h.members for h in peer.table.audited)
+        assert peer is not None and peer.table.audited and peer.table.match is not None
+        first = next(h for h in peer.table.audited if h.round_no == round_at_crash)
+        assert gone in first.members and gone in first.recovered and first.outcome is not None
+        assert not first.outcome.faults and first.outcome.scores in peer.table.match.round_scores
+        assert all(gone not in h.members for h in peer.table.audited if h.round_no > round_at_crash)
+    assert nodes[0].peer and nodes[1].peer and nodes[0].peer.table.digest() == nodes[1].peer.table.digest()
 
 
-def _named(nodes: list[Node], cheat: Peer, code: str) -> None:
+def _named(nodes: list[Node], cheat: Peer, code: str, void: bool = True) -> None:
     """Every machine names ``cheat`` (by name and key) with a fault of ``code``; its seat is a computer
-    player's; the round it spoiled is void and the match still ends."""
+    player's; the round it spoiled is void (a cheat the audit found), or played on and scored (a
+    withholder: its seed is rebuilt from the others' escrow shares); the match still ends."""
     for node in nodes:
         if node.peer is None:
             continue
         faults = events(node, "fault")
         assert faults and faults[0]["member"] == cheat.key.hex() and faults[0]["code"] == code, faults
         assert cheat.key.hex()[:8] in faults[0]["text"]
-        assert events(node, "round_void")
+        assert bool(events(node, "round_void")) == void
         seat = node.peer.table.seat_of(cheat.key)
         assert seat is None  # its seat is a computer player's for good
 
@@ -273,7 +285,7 @@ def test_a_member_that_withholds_its_seed_at_the_audit_is_named() -> None:
     assert cheat is not None
     _drop_kind(cheat, "seed")
     assert net.run(lambda: all(p.table.phase == "over" for p in running(nodes)), limit=1800)
-    _named(nodes, cheat, "withheld")
+    _named(nodes, cheat, "withheld", void=False)
 
 
 def test_a_member_that_withholds_keys_is_accused_in_the_log_and_named_when_it_does_not_answer() -> None:
@@ -284,7 +296,7 @@ def test_a_member_that_withholds_keys_is_accused_in_the_log_and_named_when_it_do
     _withhold_keys_from(cheat, victim)
     _drop_kind(cheat, "keys")  # nor does it put them in the log when accused
     assert net.run(lambda: all(p.table.phase == "over" for p in running(nodes)), limit=1800)
-    _named(nodes, cheat, "withheld")
+    _named(nodes, cheat, "withheld", void=False)
     assert any(e["kind"] == "fault" and e["ok"] and e["author"] == victim.key.hex()
                for e in events(nodes[0], "applied"))  # the holder's accusation came first
 

@@ -159,6 +159,8 @@ def test_a_match_on_a_lossy_virtual_lan(lan: Lan, lan_procs: Procs, tmp_path: Pa
         assert proc.wait(150) == 0, f"{proc.name} failed:\n{proc.err[-3000:]}"
     digests = {proc.name: proc.digest() for proc in everyone}
     assert len(set(digests.values())) == 1, digests
+    for proc in everyone:  # honest machines on a lossy LAN: nobody named, no round void, no seat lost
+        assert " is void" not in proc.err and "goes to a computer player" not in proc.err, proc.err[-3000:]
     for proc in joiners:  # found by broadcast, reached on the virtual LAN
         assert f"at {lan.addr(0)}:" in proc.err.splitlines()[0], proc.err
     received, dropped = map(sum, zip(*(lan.counters(ns) for ns in lan.peers), strict=True))
