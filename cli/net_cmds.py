@@ -551,7 +551,7 @@ class _EventPrinter:
             return f"seated at seat {data.get('seat')}"
         if kind == "started":
             return f"the match starts (seed {str(data.get('seed'))[:16]}...)"
-        if kind in ("round_end", "fault", "round_void", "dealt"):
+        if kind in ("round_end", "fault", "round_void", "dealt", "rebuild"):
             return str(data.get("text"))
         if kind == "match_over":
             return f"match over: totals {data.get('totals')}, won by seat(s) {data.get('winners')}"
@@ -563,7 +563,7 @@ class _EventPrinter:
                      "return": "is back with its owner",
                      "forfeit": "goes to a computer player (no seed share)"}
             return f"seat {data.get('seat')} {words[kind]}"
-        if kind in ("leave", "silent"):
+        if kind in ("leave", "silent", "returning"):
             from cardtable.cli.controller import presence_words
 
             return presence_words(kind, data)
