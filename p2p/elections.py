@@ -71,6 +71,7 @@ class Elections(PeerState):
         agree = (msg.term == self.term and self.voted_for in (None, msg.key)
                  and (msg.last_term, msg.last_index) >= self._last()
                  and msg.key not in self.liars and msg.key not in self.censors
+                 and msg.key not in self.garblers
                  and not (same_place and msg.last_hash != self._hash_at(msg.last_index)
                           and not self._forked_here(msg.last_index)))
         if agree:

@@ -2,7 +2,9 @@
 
 Follower side: an ``APPEND`` (or a short ``HEARTBEAT`` standing for an empty one) is matched
 against the local log (Raft's log matching), new entries are checked and stored, the commit
-index follows the sequencer's. Sequencer side: one ``Follower`` view per member, what each is
+index follows the sequencer's; a sequencer whose own signed ``APPEND``s keep carrying entries that
+do not verify, where no history explains it, is starving this member: named and voted out
+(``_starved``). Sequencer side: one ``Follower`` view per member, what each is
 missing goes at once (batched up to the datagram limit, at most ``WINDOW`` unanswered), idle
 members get heartbeats, unanswered ``APPEND``s are resent, and an entry is committed once a
 majority stores it.
@@ -13,13 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cardtable.p2p import freshness
+from cardtable.p2p import freshness, wire
+from cardtable.p2p.identity import verify
 from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
 from cardtable.p2p.table import Roster
 from cardtable.p2p.wire import APPEND_OK, GENESIS, Append, AppendOk, Entry, Heartbeat
 
 WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
 HEARTBEAT_TRIES = 6  # unanswered short heartbeats to one follower before a signed APPEND goes instead
+BAD_APPENDS = 3  # APPENDs in a row with entries only the sequencer can have spoilt: it starves this member
 
 
 @dataclass
@@ -112,6 +116,7 @@ class Replication(PeerState):
         if self.leader is None:
             self._event("sequencer", key=msg.key.hex(), term=msg.term)
             self.propose_at, self.propose_tries = self.now, 0  # a pending proposal goes to it at once
+            self.bad_appends = 0
         self.role, self.leader = FOLLOWER, msg.key
         self.leader_addr = self.addrs.get(msg.key, addr)  # the checked address (p2p.freshness)
         self.leader_heard = self.now
@@ -129,6 +134,8 @@ class Replication(PeerState):
                 self.amnesiac = False
             self._tell_head(match)
         self._answer(success, match, addr)
+        if self.bad_appends >= BAD_APPENDS:
+            self._starved(msg.key, match + 1)
 
     def _on_heartbeat(self, msg: Heartbeat, addr: Addr) -> None:
         """A short heartbeat: an empty APPEND from the sequencer this peer follows in this term
@@ -170,9 +177,11 @@ class Replication(PeerState):
             return False, max(prev - 1, self.commit_index)
         index, last_term = prev, msg.prev_term
         fresh: list[Entry] = []
+        spoilt = back = False
         for e in msg.entries:
             if e.index != index + 1 or not last_term <= e.term <= msg.term:
                 self._drop("malformed")
+                spoilt = True  # the APPEND alone shows it: no honest sequencer sends that
                 break
             before = self._hash_at(index)
             if e.index <= len(self.log) and self.log[e.index - 1].term == e.term:
@@ -182,8 +191,8 @@ class Replication(PeerState):
                 self._two_histories(e, before)  # one term, one index, another entry: proof if signed
             if not e.authentic(tid, before):
                 self._drop("forged")  # or the chains part at or before prev: go back one
-                if not fresh and prev > self.commit_index:
-                    return False, max(prev - 1, self.commit_index)
+                spoilt = self._spoilt(e, index, msg.entries[index - prev - 1] if index > prev else None)
+                back = not fresh and prev > self.commit_index
                 break
             if e.index <= self.commit_index and not self._forked_here(e.index):
                 self._drop("conflicts with committed")
@@ -195,7 +204,47 @@ class Replication(PeerState):
             index, last_term = e.index, e.term
         if fresh:
             self.store.append([self.raw[e.index - 1] for e in fresh])
+            self.bad_appends = 0
+        elif spoilt:
+            self.bad_appends += 1
+        if back:
+            return False, max(prev - 1, self.commit_index)
         return True, index
+
+    def _spoilt(self, e: Entry, index: int, held: Entry | None) -> bool:
+        """Whether an entry that does not verify after this log's first ``index`` entries can
+        only be its sender's doing (the ``APPEND`` carrying it is signed by the sequencer:
+        ``p2p/peer.py`` checks that before it gets here, so no stranger's datagram counts).
+
+        Its author's signature (or its table) fails: no history explains that. Its sequencer's
+        signature fails: only if the sequencer's chain at ``index`` is this log's. That holds
+        when the entry the same ``APPEND`` carries at ``index`` (``held``: one this log holds)
+        verifies on this log; or, when the ``APPEND`` starts at ``index``, when this member holds
+        the first ``index`` entries committed and no sequencer was ever proved to equivocate
+        (an honest sequencer holds every committed entry). Otherwise this log may hold another
+        history (a fork of an equivocator, that the sequencer walks back over one entry at a
+        time): not counted."""
+        tid = self.table_id or b""
+        if e.decoded.table_id != tid or not verify(e.decoded.author, wire.proposal_signed(e.proposal),
+                                                    e.author_sig):
+            return True
+        if held is not None:
+            return held.authentic(tid, self._hash_at(index - 1))
+        return index == 0 or (index <= self.commit_index and not self.liars)
+
+    def _starved(self, sequencer: bytes, index: int) -> None:
+        """``BAD_APPENDS`` of the sequencer's signed APPENDs in a row carried entries spoilt by it
+        (``_spoilt``), none this member could take: it starves this member (issue 35, item 4:
+        the match used to wait for it for good, since every APPEND reset the election timer).
+        Named (``bad_entries``), never voted for again; this member stands at once, and the
+        sequencer the others elect gets it the log. If that is the same one and it goes on, it
+        is caught again within three APPENDs."""
+        self.bad_appends = 0
+        self.garblers[sequencer] = self.now
+        self._event("bad_entries", key=sequencer.hex(), seat=self.table.seat_of(sequencer), term=self.term,
+                    index=index)
+        if self._may_elect():
+            self._start_election()
 
     def _on_append_ok(self, msg: AppendOk) -> None:
         f = self.followers.get(msg.key)
