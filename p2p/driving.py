@@ -113,6 +113,7 @@ class Driving(PeerState):
 
     def _hidden_step(self) -> None:
         """This machine's part of the hidden deal: propose what it must, send its keys and steps."""
+        self.side.ask_every(self.round_trips.timeout(None))
         todo = self.side.step(self.table, self.leader, self.now, self.timeouts.reveal)
         seat, h = self.my_seat, self.table.hidden
         if seat is not None and h is not None and self.side.told is not h \

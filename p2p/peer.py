@@ -43,7 +43,7 @@ from cardtable.p2p.driving import Driving
 from cardtable.p2p.elections import Elections
 from cardtable.p2p.hidden.bundles import decode_secret, encode_secret
 from cardtable.p2p.hidden.group import DeckError
-from cardtable.p2p.hidden.side import RESEND, HiddenSide
+from cardtable.p2p.hidden.side import HiddenSide
 from cardtable.p2p.identity import Identity
 from cardtable.p2p.lobby_controls import LobbyControls
 from cardtable.p2p.membership import Membership
@@ -656,7 +656,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         times = [self.now] if self.busy else []
         times += self._proof_deadlines()
         if self.table.hidden is not None and self._caught_up() and self.side.waiting(self.table, self.leader):
-            times.append(self.side.asked_at + RESEND)
+            times.append(self.side.asked_at + self.side.resend)
         if self.due_at != self.table.position and self.applied_at + t.bot_delay > self.now \
                 and self._forced_move() is not None:
             times.append(self.applied_at + t.bot_delay)  # this person's forced move, after the pause

@@ -33,7 +33,8 @@ from cardtable.p2p.hidden.opening import KeyRing, PublicOpen, orientation
 from cardtable.p2p.hidden.round import COMMIT, DEAL, PLAY, REVEAL, HiddenRound
 from cardtable.p2p.identity import Identity
 
-RESEND = 0.5  # seconds between asking again for what has not come (steps, keys)
+RESEND = (0.1, 0.5)  # seconds between asking again for what has not come (steps, keys): twice the
+# longest round-trip timeout the peer measured, within these bounds (on a quick LAN the floor)
 EARLY_CHUNKS = 64  # step chunks kept for a deal this machine has not begun yet (a step's worth and more)
 
 
@@ -84,6 +85,7 @@ class HiddenSide:
         self.shares: dict[bytes, bytes] = {}  # dealer -> its escrow share for this machine, opened
         self.rebuilt: set[bytes] = set()  # gone members whose rebuilt keys are in the ring
         self.asked_at = float("-inf")
+        self.resend = RESEND[1]  # the peer sets it from its round trips (``ask_every``)
 
     # --- following the rounds --------------------------------------------------------------------
     def _follow(self, h: HiddenRound, now: float | None = None) -> None:
@@ -189,7 +191,7 @@ class HiddenSide:
             self.proposed.add("seed")
             reveal = payloads.SeedEntry(h.round_no, self.seed_for(h), None)
             self.outbox.propose.append(payloads.seed_payload(reveal))
-        if now >= self.asked_at + RESEND:
+        if now >= self.asked_at + self.resend:
             self.asked_at = now
             self._ask_again(table, h, sequencer)
         out, self.outbox = self.outbox, Todo()
@@ -343,6 +345,10 @@ class HiddenSide:
             detail = b"".join(slot.to_bytes(2, "big") for slot in slots[:64])
             fault = payloads.FaultEntry(h.round_no, member, "withheld", detail)
             self.outbox.propose.append(payloads.fault_payload(fault))
+
+    def ask_every(self, rto: float) -> None:
+        """Ask again for what has not come every ``2 * rto`` seconds, within ``RESEND``."""
+        self.resend = min(RESEND[1], max(RESEND[0], 2 * rto))
 
     def proofs(self, h: HiddenRound, slots: list[int]) -> list[PublicOpen] | None:
         """The public proofs of the cards in ``slots`` (None: one is not open here yet)."""
