@@ -672,6 +672,7 @@ def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
         "rewound": f"Entries from {data.get('index')} on were a false history: the table goes back and "
                    "replays the agreed one",
         "censored": f"{who} as sequencer left {whose} move out: it is voted out",
+        "bad_entries": f"{who} as sequencer sent you entries that do not verify: it is voted out",
     }
     if kind == "return" and seat is not None and seat == speak.me:
         return "You are back: your seat is yours again"

@@ -579,7 +579,7 @@ class _EventPrinter:
             return f"resumed at entry {data.get('commit')}"
         if kind == "left":
             return "left the table"
-        if kind in ("equivocation", "rewound", "censored"):  # a member's misdeed: the client's words
+        if kind in ("equivocation", "rewound", "censored", "bad_entries"):  # a member's misdeed: in words
             from cardtable.cli.controller import table_words
             from cardtable.cli.words import Speaker
 

@@ -16,6 +16,8 @@ from cardtable.cli.net_cmds import _EventPrinter
     ("rewound", {"index": 9}, "Entries from 9 on were a false history"),
     ("censored", {"key": "ab" * 32, "seat": 1, "victim": 0, "term": 3},
      "bea (seat 1) as sequencer left your move out"),
+    ("bad_entries", {"key": "ab" * 32, "seat": 1, "term": 3, "index": 9},
+     "bea (seat 1) as sequencer sent you entries that do not verify"),
 ])
 def test_a_members_misdeed_is_told_in_words(kind: str, data: dict[str, object], words: str) -> None:
     seats = [SimpleNamespace(name="ann"), SimpleNamespace(name="bea"), SimpleNamespace(name=None)]
