@@ -13,7 +13,8 @@ EXAMPLES = """
 \b
 Examples:
   cardtable config                       (every setting, and where they are kept)
-  cardtable config name bea
+  cardtable config name bea              (your name at a table you join)
+  cardtable config name cy --home /tmp/seat2   (a second seat's dir, for join ... --home /tmp/seat2)
   cardtable config bots 'me=cmd:python3 mybot/bot.py,heuristic,strong'
   cardtable config bot_delay 0.8
   cardtable config theme nord
@@ -28,7 +29,8 @@ Examples:
 @home_option
 def config(key: str | None, value: str | None, unset: bool, home: Path | None) -> None:
     """Show the settings, show KEY's, or set KEY to VALUE. They are the defaults of the options
-    they stand for (an option on the command line still wins)."""
+    they stand for (an option on the command line still wins) in the commands given the same
+    --home (or none, for the default config dir)."""
     settings = kept.load(home)
     if key is None:
         if value is not None or unset:

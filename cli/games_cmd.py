@@ -30,5 +30,5 @@ def games(home: Path | None) -> None:
         click.echo(f"no games kept in {where} yet")
         return
     for game in kept:
-        click.echo(describe(game))
+        click.echo(describe(game, home))
     click.echo(f"{len(kept)} game{'s' if len(kept) != 1 else ''}; 'cardtable replay FILE' tells one in words")

@@ -30,6 +30,7 @@ from cardtable.cli.options import (
     rule_option,
     seed_option,
 )
+from cardtable.cli.seat_bots import bot_problem
 from cardtable.cli.words import plural
 from cardtable.engine.errors import ParseError
 
@@ -117,6 +118,7 @@ def check_entries(entries: list[str], game: str) -> list[str]:
     """Every entry's bot loads (a program answers the hello for ``game``); labels are unambiguous."""
     seen: dict[str, str] = {}
     checked: dict[str, None] = {}
+    spec = ""
     try:
         for entry in entries:
             label, spec = split_entry(entry)
@@ -135,7 +137,7 @@ def check_entries(entries: list[str], game: str) -> list[str]:
                 make_bot(spec, b"check", 0)
             checked[spec] = None
     except ParseError as err:
-        raise click.BadParameter(str(err), param_hint="--bots") from None
+        raise click.BadParameter(bot_problem(err, spec), param_hint="--bots") from None
     return entries
 
 

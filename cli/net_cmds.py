@@ -12,6 +12,7 @@ import asyncio
 import getpass
 import json
 import os
+import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,7 @@ from cardtable.cli.options import (
     parse_rules,
     passphrase_option,
     plain_option,
+    player_option,
     players_option,
     pool_option,
     port_option,
@@ -49,7 +51,7 @@ from cardtable.cli.options import (
     turn_clock_option,
     verbose_option,
 )
-from cardtable.cli.seat_bots import keep_logs, table_spec
+from cardtable.cli.seat_bots import bot_problem, keep_logs, table_spec
 from cardtable.cli.words import plural
 from cardtable.engine.errors import ParseError
 
@@ -81,7 +83,7 @@ JOIN_EXAMPLES = """
 Examples:
   cardtable join kitchen --plain                (you play in line mode)
   cardtable join --auto random                  (the only table heard)
-  cardtable join kitchen --name bea --auto heuristic
+  cardtable join kitchen --player bea --auto heuristic   (your name for this run)
   cardtable join 3f9a --auto random             (a table id prefix)
   cardtable join 192.168.1.20:40123 --auto random
   cardtable join 3f9a0c...e1@192.168.1.20:40123 --auto random   (no broadcast needed)
@@ -103,13 +105,14 @@ def tables(seconds: float, as_json: bool, passphrase: str | None, discovery_port
     are heard (a started table beacons every 2 s: give --seconds 4); the others are counted
     on stderr. 'cardtable join NAME --passphrase P' opens its table's first beacon heard."""
     heard, disc, now = asyncio.run(_listen(discovery_port, passphrase, seconds))
+    locked = _locked(disc, now, passphrase)
     if as_json:
         click.echo(json.dumps([t.to_json() for t in heard], sort_keys=True))
-    elif not heard:
-        click.echo(f"no tables heard in {seconds:g} s", err=True)
-    else:
+    elif heard:
         click.echo(_table_list(heard))
-    for line in [_locked(disc, now, passphrase), *_versions(disc)]:
+    elif locked is None:  # else the line on the tables with a passphrase says what was heard
+        click.echo(f"no tables heard in {seconds:g} s", err=True)
+    for line in [locked, *_versions(disc)]:
         if line:
             click.echo(line, err=True)
 
@@ -179,7 +182,9 @@ def _table_list(heard: list[Any]) -> str:
 
 @click.command(epilog=HOST_EXAMPLES)
 @game_argument
-@click.option("--name", required=True, help="Your name, also the table's name (up to 32 characters).")
+@click.option("--name", required=True,
+              help="The table's name, as 'cardtable tables' lists it and 'cardtable join NAME' takes it "
+                   "(up to 32 characters; the host's seat is shown by it too).")
 @players_option
 @edition_option
 @click.option("--cpu", type=click.IntRange(0, 9), default=0, show_default=True,
@@ -227,13 +232,13 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
                                  param_hint="--cpu")
     bots = table_spec(bots, players, range(players - cpu, players), game, forget_calls)
     auto = _auto(auto)
-    _check_name(name)
+    _check_name(name, "--name")
     config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold, rounds),
                          **parse_rules(rules))
     deal = deal or "hidden"
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
-    ctx.client = _client(auto, plain, turn_clock)
+    ctx.client = _client(auto, plain, turn_clock, home)
     if ctx.client is not None or debug_bots is not None:  # a full-screen table would paint over stderr
         keep_logs(ctx.home.path, debug_bots, stderr=ctx.client is not None)
     peer = ctx.resume_or_none(fresh, name, hosting=True)
@@ -252,7 +257,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
                  "computer players')" if deal == "hidden" else
                  "cards: open, every machine could read every hand (--deal open)")
             secret = " --passphrase PASSPHRASE" if passphrase else ""
-            _say(f"waiting for {plural(people, 'more player')}: cardtable join {name}{secret}"
+            _say(f"waiting for {plural(people, 'more player')}: cardtable join {shlex.quote(name)}{secret}"
                  if people else "no seats for others: the match starts now")
 
         ctx.intro = intro
@@ -264,9 +269,11 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
 @click.command(epilog=JOIN_EXAMPLES)
 @click.argument("table", required=False)
-@click.option("--name", default=None, help="Your name at the table [default: your login name].")
+@player_option
+@click.option("--name", "old_name", default=None, hidden=True)  # the old spelling of --player
 @passphrase_option
 @auto_option
+@debug_bots_option
 @join_seconds_option
 @port_option
 @home_option
@@ -279,24 +286,32 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 @verbose_option
 @plain_option
 @turn_clock_option
-def join(table: str | None, name: str | None, passphrase: str | None, auto: str | None, seconds: float,
-         port: int, home: Path | None, fresh: bool, takeover: float, bot_delay: float, linger: float,
-         discovery_port: int, broadcast: tuple[str, ...], verbose: bool, plain: bool,
-         turn_clock: float | None) -> None:
+def join(table: str | None, player: str | None, old_name: str | None, passphrase: str | None,
+         auto: str | None, debug_bots: Path | None, seconds: float, port: int, home: Path | None, fresh: bool,
+         takeover: float, bot_delay: float, linger: float, discovery_port: int, broadcast: tuple[str, ...],
+         verbose: bool, plain: bool, turn_clock: float | None) -> None:
     """Take a seat at TABLE and play it.
 
     TABLE is a table's name or id prefix as 'cardtable tables' shows them, HOST:PORT, or
     ID@HOST:PORT (the full table id: needs no broadcast). Without TABLE, the only table heard
-    is joined. An unfinished table kept in --home (after a crash) is resumed instead, unless
-    --fresh. After leaving a table, the same join (same --home) sits down again while its match
-    runs: the seat comes back from the computer player.
+    is joined. Your name at the table is --player, else the name setting of --home ('cardtable
+    config name'), else your login name. An unfinished table kept in --home (after a crash) is
+    resumed instead, unless --fresh. After leaving a table, the same join (same --home) sits
+    down again while its match runs: the seat comes back from the computer player.
     """
     auto = _auto(auto)
-    name = name or _login_name()
-    _check_name(name)
+    if old_name is not None:
+        source = click.get_current_context().get_parameter_source("player")
+        if source in (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT):
+            raise click.UsageError("give your name once: --player NAME")
+        player = old_name
+    name = player or _login_name()
+    _check_name(name, "--player")
     ctx = _Context(home, passphrase, auto, "heuristic", takeover, bot_delay, linger, port, discovery_port,
                    broadcast, verbose)
-    ctx.client = _client(auto, plain, turn_clock)
+    ctx.client = _client(auto, plain, turn_clock, home)
+    if ctx.client is not None or debug_bots is not None:  # a full-screen table would paint over stderr
+        keep_logs(ctx.home.path, debug_bots, stderr=ctx.client is not None)
     peer = ctx.resume_or_none(fresh, table)
     if peer is None:
         key = ctx.identity.key
@@ -475,7 +490,7 @@ class _Context(NodeRunner):
             named = query is None or stored.table_id.hex().startswith(query.lower()) \
                 or stored.name.lower() == query.lower()
             if not named:
-                how = (f"host it with --name {stored.name} to resume it" if hosting
+                how = (f"host it with --name {shlex.quote(stored.name)} to resume it" if hosting
                        else "resume it without TABLE")
                 raise click.ClickException(
                     f"{self.home.path} holds the unfinished table {stored.name!r} "
@@ -600,28 +615,28 @@ def _auto(auto: str | None) -> str | None:
     return auto
 
 
-def _client(auto: str | None, plain: bool,
-            turn_clock: float | None) -> Callable[[Any, Any, float], Any] | None:
+def _client(auto: str | None, plain: bool, turn_clock: float | None,
+            home: Path | None) -> Callable[[Any, Any, float], Any] | None:
     """The terminal client for a seat without --auto (the Textual table, or --plain line mode)."""
     if auto is not None:
         return None
     from cardtable.cli.play_cmd import net_client
 
-    return net_client(plain, turn_clock)
+    return net_client(plain, turn_clock, home)
 
 
 def _check_bot(spec: str, hint: str) -> None:
     try:
         parse_bot_spec(spec)
     except ParseError as err:
-        raise click.BadParameter(str(err), param_hint=hint) from None
+        raise click.BadParameter(bot_problem(err, spec), param_hint=hint) from None
 
 
-def _check_name(name: str) -> None:
+def _check_name(name: str, option: str = "--name") -> None:
     from cardtable.p2p.wire import MAX_NAME
 
     if not name.strip() or len(name) > MAX_NAME:
-        raise click.BadParameter(f"give 1 to {MAX_NAME} characters", param_hint="--name")
+        raise click.BadParameter(f"give 1 to {MAX_NAME} characters", param_hint=option)
 
 
 def _login_name() -> str:

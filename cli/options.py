@@ -119,10 +119,37 @@ def scoring_overrides(game: str, edition: str | None, pool: int | None, threshol
 
 
 # --- the LAN commands (host, join, tables) -------------------------------------------------------
+def _home_settings(ctx: click.Context, param: click.Parameter, home: Path | None) -> Path | None:
+    """--home is eager: the settings kept in that config dir become this command's defaults
+    before its other options are read (``cli/settings.py``), so each seat on one machine has its
+    own name, theme and bots."""
+    from cardtable.cli.settings import defaults, load
+
+    ctx.default_map = defaults(load(home)).get(ctx.command.name or "")
+    return home
+
+
 home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), default=None,
-                           envvar="CARDTABLE_HOME", show_envvar=True,
-                           help="Config dir with the identity key and the table logs "
-                                "[default: the platform's config dir, e.g. ~/.config/cardtable].")
+                           envvar="CARDTABLE_HOME", show_envvar=True, is_eager=True, callback=_home_settings,
+                           help="Config dir with the settings ('cardtable config'), the identity key and the "
+                                "table logs [default: the platform's config dir, e.g. ~/.config/cardtable].")
+
+
+def again(command: str, home: Path | None) -> str:
+    """``command`` as the user types it again, with the --home they gave (quoted for the shell;
+    a home from $CARDTABLE_HOME is left out: that variable still says it)."""
+    import shlex
+
+    ctx = click.get_current_context(silent=True)
+    if home is None or (ctx is not None and
+                        ctx.get_parameter_source("home") == click.core.ParameterSource.ENVIRONMENT):
+        return command
+    return f"{command} --home {shlex.quote(str(home))}"
+
+
+player_option = click.option("--player", default=None, metavar="NAME",
+                             help="Your name at the table, for this run [default: the name setting "
+                                  "('cardtable config name'), else your login name].")
 passphrase_option = click.option("--passphrase", default=None, envvar="CARDTABLE_PASSPHRASE",
                                  show_envvar=True,
                                  help="Table passphrase (use several random words): it encrypts the table's "

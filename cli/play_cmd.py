@@ -25,6 +25,7 @@ import click
 from cardtable.ai.bots import make_bot, with_forget
 from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession, Note
 from cardtable.cli.options import (
+    again,
     bot_delay_option,
     debug_bots_option,
     edition_option,
@@ -62,6 +63,7 @@ Examples:
   cardtable play scout --players 4 --turn-clock 30
   cardtable play solo --plain --seed 7         (line mode: type R7, wild:B, draw ...)
   cardtable play solo --players 3 --bots 'me=cmd:python3 mybot.py,strong'   (your bot at the table)
+  cardtable play --resume                      (the unfinished match kept; a bare 'play' offers it)
 """
 
 
@@ -97,29 +99,31 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
     You take seat 0; the others are computer players. The table runs through the same p2p
     stack as a LAN game, on loopback and heard by no one else, and keeps its log in the config
-    dir: an unfinished match resumes with --resume. The deal comes from --seed (printed when
-    left out), so a seed replays the same cards.
+    dir: an unfinished match resumes with --resume (without GAME, 'play' offers it). The deal
+    comes from --seed (printed when left out), so a seed replays the same cards.
     """
+    play_home = play_dir(home)
     if resume:
         if game is not None or no_network:
             raise click.UsageError("--resume takes the kept match as it was: "
                                    "give no GAME and no --no-network")
     elif game is None:
-        raise click.UsageError("missing GAME: solo or scout (or --resume)")
+        if no_network:
+            raise click.UsageError("missing GAME: solo or scout")
+        resume = offer_kept(play_home, plain, home)
     if not plain:
         need_terminal()
-    play_home = play_dir(home)
     kept_game, kept_players = kept_table(play_home) if resume else (game, players)
     spec = play_bots(bots, kept_players, kept_game or "solo", forget_calls)
     keep_logs(play_home, debug_bots)
     if resume:
-        digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home))
+        digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home, home))
     else:
         assert game is not None
         config = make_config(game, players, edition,
                              **scoring_overrides(game, edition, pool, threshold, rounds),
                              **parse_rules(rules))
-        resuming = not no_network and offer_resume(play_home, plain)
+        resuming = not no_network and offer_resume(play_home, plain, home)
         if seed is None:
             seed = secrets.randbelow(2**31)
         if not resuming:
@@ -129,10 +133,11 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
             session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
             digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                             bot_delay=bot_delay, bots=spec))
+                                             bot_delay=bot_delay, bots=spec, home=home))
         else:
             kept = None if resuming else config
-            digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home))
+            digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home,
+                                                   home))
     if digest:
         click.echo(f"digest: {digest}")
 
@@ -162,7 +167,41 @@ def play_dir(home: Path | None) -> Path:
     return (home if home is not None else default_home()) / PLAY_DIR
 
 
-def offer_resume(play_home: Path, plain: bool) -> bool:
+def kept_match(play_home: Path) -> Any:
+    """The unfinished match kept in ``play_home`` (``p2p.node.StoredTable``), or None."""
+    from cardtable.p2p.node import Home
+
+    kept = Home(play_home)
+    if not kept.store_path.exists():
+        return None
+    try:
+        stored = kept.stored(kept.identity().key)
+    except (OSError, ValueError):
+        return None
+    return stored if stored is not None and stored.resumable else None
+
+
+def can_ask(plain: bool) -> bool:
+    """Whether a question can be asked before the match (the table's terminal, not line mode)."""
+    return not plain and sys.stdin.isatty()
+
+
+def offer_kept(play_home: Path, plain: bool, home: Path | None) -> bool:
+    """``play`` without GAME: True to resume the unfinished match kept (asked in a terminal),
+    else a one-line usage error that says how to resume it or start one."""
+    stored = kept_match(play_home)
+    if stored is None:
+        raise click.UsageError("missing GAME: solo or scout (no unfinished play match is kept to resume)")
+    what = f"an unfinished {stored.game.upper()} match is kept ({stored.committed} entries)"
+    if can_ask(plain):
+        if click.confirm(f"{what[0].upper()}{what[1:]}: resume it?", default=True, err=True):
+            return True
+        raise click.UsageError("missing GAME: solo or scout")
+    raise click.UsageError(f"missing GAME: solo or scout; {what}: {again('cardtable play --resume', home)} "
+                           "resumes it")
+
+
+def offer_resume(play_home: Path, plain: bool, home: Path | None = None) -> bool:
     """Whether to resume the unfinished match kept in ``play_home`` (asked in a terminal; else
     the old log is archived, and said where)."""
     from cardtable.p2p.node import Home
@@ -170,15 +209,15 @@ def offer_resume(play_home: Path, plain: bool) -> bool:
     kept = Home(play_home)
     if not kept.store_path.exists():
         return False
-    stored = kept.stored(kept.identity().key)
-    if stored is not None and stored.resumable:
-        if not plain and sys.stdin.isatty():
+    stored = kept_match(play_home)
+    if stored is not None:
+        if can_ask(plain):
             if click.confirm(f"An unfinished {stored.game.upper()} match is kept "
                              f"({stored.committed} entries): resume it?", default=True, err=True):
                 return True
         else:
-            click.echo("cardtable: an unfinished match was kept; 'cardtable play --resume' would have "
-                       "resumed it", err=True)
+            click.echo(f"cardtable: an unfinished match was kept ({again('cardtable play --resume', home)} "
+                       "would have resumed it)", err=True)
     where = kept.archive()
     if where is not None:
         click.echo(f"cardtable: the previous play log is kept as {where} ('cardtable games' lists it)",
@@ -187,9 +226,9 @@ def offer_resume(play_home: Path, plain: bool) -> bool:
 
 
 async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None, bot_delay: float,
-                            seed: int, play_home: Path) -> str | None:
-    """Play on a private loopback table whose log is kept in ``play_home``; ``config`` None
-    resumes the unfinished one kept there."""
+                            seed: int, play_home: Path, home: Path | None = None) -> str | None:
+    """Play on a private loopback table whose log is kept in ``play_home`` (``play/`` in
+    ``home``, the --home given); ``config`` None resumes the unfinished one kept there."""
     from cardtable.p2p.node import Home, Node
     from cardtable.p2p.peer import Peer, Timeouts
 
@@ -217,15 +256,36 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
         raise click.ClickException(f"cannot open a UDP socket on 127.0.0.1: {err.strerror} "
                                    "(--no-network plays without one)") from None
     node.broadcast = []  # a private table: its beacons go nowhere
+    resume = again("cardtable play --resume", home)
     try:
-        session = NetSession(node, peer, keep=True)
+        session = KeptSession(node, peer, resume)
         node.attach(peer)
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
             raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
         return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                 resume_hint="cardtable play --resume", bots=bots)
+                                 resume_hint=resume, bots=bots, home=home)
     finally:
         await node.close()
+
+
+class KeptSession(NetSession):
+    """A private ``play`` table (``NetSession`` with ``keep``): leaving keeps the match, and the
+    words say the command that resumes it, with the --home given."""
+
+    def __init__(self, node: Any, peer: Any, resume: str) -> None:
+        super().__init__(node, peer, keep=True)
+        self.resume = resume
+
+    def after_leaving(self) -> str:
+        return f"the match is kept for {self.resume}"
+
+    def leave(self) -> None:
+        if self.is_over() or self.kept:
+            super().leave()
+            return
+        self.kept = True
+        self._emit(Note("table", self.seat, "You leave the table; the match is kept where it stands: "
+                                            f"{self.resume} takes it up again"))
 
 
 def peer_seed(seed: int) -> bytes:
@@ -251,8 +311,10 @@ def private_table_seed(config: Any, seed: int) -> bytes:
     raise click.ClickException("the private table did not agree on a seed")  # pragma: no cover
 
 
-def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
-    """The interactive client for ``host``/``join``: plays ``peer``'s seat on ``node``.
+def net_client(plain: bool, turn_clock: float | None,
+               home: Path | None = None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
+    """The interactive client for ``host``/``join``: plays ``peer``'s seat on ``node`` (the
+    table in the theme kept in ``home``, the --home given).
 
     Called as ``await client(node, peer, linger)`` once the node is open and the peer attached;
     returns the match digest when the match is over, None when the player left before.
@@ -262,19 +324,20 @@ def net_client(plain: bool, turn_clock: float | None) -> Callable[[Any, Any, flo
 
     async def client(node: Any, peer: Any, linger: float) -> str | None:
         return await run_session(NetSession(node, peer), plain=plain, turn_clock=turn_clock, linger=linger,
-                                 resume_hint="the same command", bots=str(peer.bots_spec))
+                                 resume_hint="the same command", bots=str(peer.bots_spec), home=home)
 
     return client
 
 
 async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
                       bot_delay: float | None = None, resume_hint: str | None = None,
-                      bots: str | None = None) -> str | None:
+                      bots: str | None = None, home: Path | None = None) -> str | None:
     """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
 
     ``resume_hint``: the table is kept on disk, and this command resumes it, so closing the
     client without leaving is worth a word on how to come back. ``bots``: the table's bot spec
-    (its programs' stderr files and faults are told at the table)."""
+    (its programs' stderr files and faults are told at the table). ``home``: the --home given
+    (the table takes the theme kept there)."""
     controller = Controller(session, turn_clock=turn_clock)
     if bots is not None:
         tell_faults(lambda text: session._emit(Note("table", None, text)), session.names,
@@ -296,7 +359,7 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
         from cardtable.cli.tui import TableApp
 
         app = TableApp(controller, bot_delay=bot_delay)
-        app.theme = kept_theme() or app.theme
+        app.theme = kept_theme(home) or app.theme
         await app.run_async()
         if controller.summary:
             click.echo(controller.summary, err=True)
@@ -312,11 +375,11 @@ async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | 
     return session.digest() if session.is_over() else None
 
 
-def kept_theme() -> str | None:
-    """The theme kept with ``cardtable config theme``."""
+def kept_theme(home: Path | None = None) -> str | None:
+    """The theme kept with ``cardtable config theme`` (in ``home``, the --home given)."""
     from cardtable.cli.settings import load
 
-    theme = load().get("theme")
+    theme = load(home).get("theme")
     return str(theme) if theme else None
 
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,8 +65,40 @@ def _checked(entry: str, game: str) -> str:
         else:
             make_bot(spec, b"check", 1)
     except ParseError as err:
-        raise click.BadParameter(str(err), param_hint="--bots") from None
+        raise click.BadParameter(bot_problem(err, spec), param_hint="--bots") from None
     return spec if label in (entry.strip(), spec) else f"{label}={spec}"
+
+
+RUNNERS = {".py": "python3", ".js": "node", ".mjs": "node", ".rb": "ruby", ".pl": "perl", ".sh": "sh"}
+"""What runs a program file, by its ending (for the hint of ``as_program``)."""
+INTERPRETERS = {"python", "python3", "node", "deno", "bun", "ruby", "perl", "php", "java", "sh", "bash",
+                "Rscript", "julia", "dotnet", "go", "cargo"}
+
+
+def as_program(spec: str) -> str | None:
+    """The ``cmd:`` spec meant when a bot spec that is not one names a program without ``cmd:``
+    (``python3 bots/py/bot.py``, ``bots/py/bot.py``, ``./mybot``); None if it does not look so."""
+    words = spec.split()
+    if not words or spec.startswith("cmd:") or ":" in words[0]:
+        return None
+    first = words[0]
+    ending = Path(first).suffix
+    if first in INTERPRETERS or (len(words) > 1 and shutil.which(first) is not None):
+        return f"cmd:{spec.strip()}"
+    if ending in RUNNERS:
+        return f"cmd:{RUNNERS[ending]} {spec.strip()}"
+    if "/" in first or "\\" in first:
+        return f"cmd:{spec.strip()}"
+    return None
+
+
+def bot_problem(err: Exception, spec: str) -> str:
+    """A bot spec's error, with the ``cmd:`` spec meant when it names a program without one."""
+    meant = as_program(split_entry(spec)[1])
+    if meant is None:
+        return str(err)
+    also = f" (or '{spec.strip()}:Class', a Python class in it)" if spec.strip().endswith(".py") else ""
+    return f"{spec.strip()!r} is no bot's name: a program is run as cmd:COMMAND, so give '{meant}'{also}"
 
 
 def shown_names(names: Sequence[str], spec: str) -> list[str]:

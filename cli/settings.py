@@ -1,6 +1,7 @@
-"""The player's settings, kept in ``settings.toml`` in the config dir (``$CARDTABLE_HOME`` or the
-platform's): ``name``, ``theme``, ``bots``, ``bot_delay``. ``cardtable config`` shows and sets
-them; they are the defaults of the options they stand for (``defaults``: click's default map),
+"""The player's settings, kept in ``settings.toml`` in the config dir (``--home``, else
+``$CARDTABLE_HOME`` or the platform's): ``name``, ``theme``, ``bots``, ``bot_delay``.
+``cardtable config`` shows and sets them; they are the defaults of the options they stand for
+(``defaults``: click's default map; a command with ``--home`` reads the settings of that dir),
 and a command-line option still wins.
 """
 
@@ -31,14 +32,14 @@ def _theme(text: str) -> str:
 
 def _bots(text: str) -> str:
     from cardtable.ai.bots import parse_bot_spec
-    from cardtable.cli.seat_bots import SHORT
+    from cardtable.cli.seat_bots import SHORT, bot_problem
     from cardtable.engine.errors import ParseError
 
-    try:
-        for entry in text.split(","):
+    for entry in text.split(","):
+        try:
             parse_bot_spec(SHORT.get(entry.strip(), entry.strip()))
-    except ParseError as err:
-        raise ValueError(str(err)) from None
+        except ParseError as err:
+            raise ValueError(bot_problem(err, entry)) from None
     return text
 
 
@@ -53,7 +54,7 @@ def _delay(text: str) -> float:
 
 
 KEYS: dict[str, tuple[Callable[[str], Any], str]] = {
-    "name": (_name, "your name at a table (join --name, host --name)"),
+    "name": (_name, "your name at a table you join (join --player)"),
     "theme": (_theme, "the table's colour theme (Textual's themes, e.g. nord, gruvbox, textual-light)"),
     "bots": (_bots, "the computer players of play and host (--bots)"),
     "bot_delay": (_delay, "the computer players' reaction time in seconds (--bot-delay)"),
@@ -97,7 +98,7 @@ def defaults(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """click's default map: each setting as the default of the options it stands for."""
     out: dict[str, dict[str, Any]] = {"play": {}, "host": {}, "join": {}}
     if "name" in settings:
-        out["host"]["name"] = out["join"]["name"] = settings["name"]
+        out["join"]["player"] = settings["name"]
     if "bots" in settings:
         out["play"]["bots"] = out["host"]["bots"] = settings["bots"]
     if "bot_delay" in settings:

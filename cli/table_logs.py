@@ -109,8 +109,9 @@ def kept_games(home: Path) -> list[KeptGame]:
     return sorted(found, key=lambda g: g.mtime, reverse=True)
 
 
-def describe(game: KeptGame) -> str:
-    """One line: when, what, how far, and what to do with it."""
+def describe(game: KeptGame, home: Path | None = None) -> str:
+    """One line: when, what, how far, and what to do with it (``home``: the --home given, which
+    the command that resumes it needs too)."""
     import time
 
     table = game.log.table
@@ -126,8 +127,10 @@ def describe(game: KeptGame) -> str:
         state += f", totals {' '.join(str(t) for t in match.scores())}"
     how = ""
     if game.current and resumable(table):
+        from cardtable.cli.options import again
+
         command = "cardtable play --resume" if game.kind == "play" else "cardtable host/join"
-        how = f"  (resume: {command})"
+        how = f"  (resume: {again(command, home)})"
     return f"{when}  {what} at {name}: {state}  {game.path}{how}"
 
 

@@ -57,11 +57,13 @@ def test_the_settings_are_the_defaults_and_an_option_still_wins(capsys: pytest.C
     settings.save({"name": "bea", "bots": "heuristic,random", "bot_delay": 0.25})
     assert settings.defaults(settings.load()) == {
         "play": {"bots": "heuristic,random", "bot_delay": 0.25},
-        "host": {"name": "bea", "bots": "heuristic,random", "bot_delay": 0.25},
-        "join": {"name": "bea", "bot_delay": 0.25}}
+        "host": {"bots": "heuristic,random", "bot_delay": 0.25},  # host --name is the table's
+        "join": {"player": "bea", "bot_delay": 0.25}}
     code, _, err = run(capsys, "play", "solo", "--plain", "--players", "4")
     assert code == 2 and "not 2 (the bots setting: cardtable config bots)" in err
-    code, _, err = run(capsys, "host", "solo", "--players", "4", "--cpu", "1", "--bots", "a,b")
+    code, _, err = run(capsys, "host", "solo", "--players", "4", "--cpu", "1")
+    assert code == 2 and "Missing option '--name'" in err, "the name setting is the player's, not the table's"
+    code, _, err = run(capsys, "host", "solo", "--name", "k", "--players", "4", "--cpu", "1", "--bots", "a,b")
     assert code == 2 and "not 2" in err and "the bots setting" not in err, "the option given wins"
     code, out, _ = run(capsys, "host", "--help")
     assert "[default: 0.25;" in " ".join(out.split())
