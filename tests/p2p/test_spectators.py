@@ -1,5 +1,6 @@
 """Spectators on the simulated LAN (p2p/spectators.py): a machine without a seat is sent the log,
-sees the public table only, changes nothing, passes the lobby's door, and is bounded and dropped."""
+sees the public table only, changes nothing, passes the lobby's door, and is bounded and dropped;
+one the table has no place for is told so at once, and the host can free a place."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from typing import Any
 
 from cardtable.engine import scout
 from cardtable.p2p import seal, wire
+from cardtable.p2p.identity import Identity
+from cardtable.p2p.lobby import TICK
 from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
-from cardtable.p2p.spectators import MAX_SPECTATORS, SILENCE
+from cardtable.p2p.spectators import FULL, MAX_SPECTATORS, SENT_AWAY, SILENCE, refusal_tag
 from cardtable.p2p.table import PLAYING
 from tests.p2p import all_over, build, leader
 from tests.p2p.test_hidden_table import hidden_table, running
@@ -205,3 +208,121 @@ def test_a_gone_spectators_replayed_answers_do_not_keep_it() -> None:
         net.run_for(0.5)
     host = nodes[0].peer
     assert host is not None and not host.spectators and host.dropped["replayed"] > 0
+
+
+# --- no place: the refusal, the host's control, the ration (issue 36 item 5) -----------------------
+
+
+def full_table(net: SimNet, strangers: int = MAX_SPECTATORS) -> tuple[list[Node], list[Peer]]:
+    """A hidden 3-seat table whose spectator places a stranger took, one machine each."""
+    nodes = hidden_table(net, 3, 3)
+    taken = [watcher(net, nodes[0], f"stranger{i}")[1] for i in range(strangers)]
+    assert net.run(lambda: all(s.log for s in taken), limit=10)
+    return nodes, taken
+
+
+def test_a_watcher_of_a_full_table_is_told_at_once_and_stops() -> None:
+    """A stranger took the four places; a friend who asks gets one signed answer, smaller than
+    its ``WATCH``, within the first round trip, and stops: no log, nothing more sent."""
+    net = SimNet(13)
+    net.trace = []
+    nodes, _ = full_table(net)
+    host = nodes[0].peer
+    assert host is not None
+    asked = net.now
+    w, friend = watcher(net, nodes[0], "friend")
+    assert net.run(lambda: friend.left, limit=5), "the friend was not told"
+    assert friend.watch_refused == FULL and not friend.log and net.now - asked < 0.1
+    answers = [(d, wire.decode(d, None).msg) for _, src, dst, d in net.trace if dst == w.addr]
+    watches = [d for _, src, _, d in net.trace if src == w.addr]
+    assert [type(m) for _, m in answers] == [wire.Probe] and len(answers[0][0]) < min(map(len, watches))
+    probe = answers[0][1]
+    assert isinstance(probe, wire.Probe) and probe.key == host.key  # the sequencer's (signed: checked)
+    net.run_for(3.0)
+    assert len([d for _, src, _, d in net.trace if src == w.addr]) == len(watches)  # it stopped
+    assert len(host.spectators) == MAX_SPECTATORS and friend.key not in host.spectators
+
+
+def test_the_host_frees_a_place_the_friend_gets_in_and_the_one_sent_away_stays_out() -> None:
+    net = SimNet(14)
+    nodes, taken = full_table(net)
+    host, member = nodes[0].peer, nodes[1].peer
+    assert host is not None and member is not None
+    w, friend = watcher(net, nodes[0], "friend")
+    assert net.run(lambda: friend.left, limit=5) and friend.watch_refused == FULL
+    assert sorted(name for name, _ in host.watchers()) == [f"stranger{i}" for i in range(MAX_SPECTATORS)]
+    out = member.free_spectator(1, net.now)  # only the host may
+    assert [e.data["reason"] for e in out.events if e.kind == "refused"] == ["only the host does that"]
+    out = host.free_spectator("nobody", net.now)
+    assert [e.data["reason"] for e in out.events if e.kind == "refused"] == ["no spectator is named 'nobody'"]
+    net.handle(nodes[0], host.free_spectator("stranger1", net.now))
+    assert nodes[0].kinds("spectator_gone") == [{"name": "stranger1", "watching": 3, "freed": True}]
+    gone = taken[1]
+    _, friend = watcher(net, nodes[0], "friend")  # asked again (a new key, as a new ``cardtable watch``)
+    assert net.run(lambda: bool(friend.log), limit=5), "the friend did not get the place"
+    assert net.run(lambda: gone.left, limit=10), "the stranger sent away was not told"
+    assert gone.watch_refused == SENT_AWAY
+    stranger = next(n for n in net.nodes.values() if n.peer is gone)
+    stranger.identity = Identity.from_seed(b"another key!" * 2 + b"12345678")  # the same machine, a new key
+    again = net.watch(stranger, host.table_id or b"", nodes[0].addr, sequencer=host.key)
+    assert net.run(lambda: again.left, limit=5) and again.watch_refused == SENT_AWAY
+    assert net.run(lambda: all(p.table.phase == "over" for p in [*running(nodes), friend]), limit=900)
+    assert friend.table.digest() == host.table.digest()
+    assert friend.key in host.spectators and not {gone.key, again.key} & set(host.spectators)
+
+
+def test_a_forged_flood_of_watches_gets_at_most_one_small_answer_per_address_a_tick() -> None:
+    """Forged ``WATCH``es to a full table, 100 a second from each of five addresses, a new key each:
+    each address is sent at most one refusal a tick (each smaller than a ``WATCH``), nothing else,
+    and the players play on."""
+    net = SimNet(15)
+    net.trace = []
+    nodes, _ = full_table(net)
+    host = nodes[0].peer
+    assert host is not None and host.table_id is not None
+    victims = [(f"10.9.9.{i}", 4000 + i) for i in range(5)]
+    smallest, seconds = wire.MAX_DATAGRAM, 3.0
+    for n in range(int(seconds * 100)):
+        for i, victim in enumerate(victims):
+            liar = Identity.from_seed((bytes([i, n % 256, n // 256]) * 11)[:32])
+            data = wire.encode(wire.WATCH, [host.table_id, liar.key, "", None, bytes(wire.WATCH_PAD)],
+                               liar.sign, None, n + 1)
+            smallest = min(smallest, len(data))
+            net.inject(nodes[0].addr, data, victim)
+        net.run_for(0.01)
+    for victim in victims:
+        sent = [(at, d) for at, _, dst, d in net.trace if dst == victim]
+        assert sent and all(len(d) < smallest for _, d in sent)
+        assert {type(wire.decode(d, None).msg) for _, d in sent} == {wire.Probe}
+        assert len(sent) <= seconds / TICK + 1, f"{len(sent)} answers to {victim}"
+        ticks = [int(at // TICK) for at, _ in sent]
+        assert len(set(ticks)) == len(ticks)  # never two in one tick
+    assert host.dropped["spectators full"] >= 5 * 300
+    assert net.run(lambda: all_over(net), limit=900)
+
+
+def test_a_refusal_stops_only_the_spectator_it_names_and_only_while_it_asks() -> None:
+    """A refusal is the sequencer's signed word about one key: a stranger's (from the sequencer's
+    address), the sequencer's about another key (a captured one, replayed) and one while the
+    spectator is sent the log are no refusal; the spectator watches on."""
+    net = SimNet(16)
+    nodes = hidden_table(net, 3, 3)
+    host = nodes[0].peer
+    assert host is not None and host.table_id is not None
+    w, spectator = watcher(net, nodes[0])
+    liar = net.node("liar").identity
+    other = net.node("other").identity
+
+    def refusal(signer: Identity, about: bytes) -> bytes:
+        tag = refusal_tag(host.table_id or b"", about, FULL)
+        stamp = host._stamp()  # the sequencer's next stamp: none of these is taken for a replay
+        return wire.encode(wire.PROBE, [host.table_id, signer.key, tag, False], signer.sign, None, stamp)
+
+    net.inject(w.addr, refusal(liar, spectator.key), nodes[0].addr)
+    net.inject(w.addr, refusal(nodes[0].identity, other.key), nodes[0].addr)
+    assert net.run(lambda: bool(spectator.log), limit=5)
+    net.inject(w.addr, refusal(nodes[0].identity, spectator.key), nodes[0].addr)
+    net.run_for(1.0)
+    assert not spectator.left and spectator.watch_refused is None
+    assert net.run(lambda: all_over(net), limit=900)
+    assert spectator.table.digest() == host.table.digest()
