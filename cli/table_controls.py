@@ -1,6 +1,7 @@
 """The host's lobby controls and the rematch in a client's words (``--plain`` and the table view):
-``start``, ``free N``, ``set KEY=VALUE`` (a config option, or ``cpu``: the computer seats) and
-``rematch``. A word the table would refuse comes back from the peer as a ``refused`` event."""
+``start``, ``free N``, ``set KEY=VALUE`` (a config option, or ``cpu``: the computer seats),
+``unwatch N|NAME`` (the host frees a spectator place) and ``rematch``. A word the table would
+refuse comes back from the peer as a ``refused`` event."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from cardtable.engine.games import config_from_dict
 
-WORDS = ("start", "free", "set", "rematch")
+WORDS = ("start", "free", "set", "rematch", "unwatch")
 TRUE, FALSE = ("on", "true", "yes", "1"), ("off", "false", "no", "0")
 
 
@@ -55,6 +56,13 @@ def control(node: Any, peer: Any, word: str, rest: str) -> str | None:
         if not rest.strip().isdigit():
             return "free N: the seat number to free"
         node.control("free_seat", int(rest))
+    elif word == "unwatch":
+        if not rest.strip():
+            from cardtable.p2p.chat import printable
+
+            places = ", ".join(f"{i} {printable(name)}" for i, (name, _) in enumerate(peer.watchers(), 1))
+            return f"unwatch N (or NAME) frees a spectator place: {places or 'nobody watches'}"
+        node.control("free_spectator", rest.strip())
     elif word == "set":
         cpu = sum(1 for s in t.seats if s.controller == "cpu")
         asked = setting(t.config, cpu, rest)
