@@ -3,7 +3,8 @@ play the others (docs/envs.md, "Gymnasium").
 
 Importing this module registers the versioned ids ``cardtable/Solo-v0`` and
 ``cardtable/Scout-v0``; ``gymnasium.make("cardtable.envs.gym_env:cardtable/Solo-v0")`` imports
-and makes in one call. Keyword arguments of ``make`` reach ``CardtableGymEnv``;
+and makes in one call. Keyword arguments of ``make`` reach ``CardtableGymEnv``, or with
+``backend="c"`` the C-backed ``envs.gym_c.CardtableGymCEnv``;
 ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`` gives the
 batched form in C (``envs.gym_vector``).
 """
@@ -23,6 +24,7 @@ from cardtable.envs.pettingzoo_env import observation_box
 from cardtable.envs.table import Table
 
 ILLEGAL = ("random", "raise")
+BACKENDS = ("engine", "c")
 
 
 class CardtableGymEnv(gymnasium.Env):
@@ -64,6 +66,7 @@ class CardtableGymEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(codec.NUM_TOKENS)
         self._episode_seed = 0
         self._episode = 0
+        self._mask = np.zeros(codec.NUM_TOKENS, bool)  # the mask of the last observation built
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -94,13 +97,16 @@ class CardtableGymEnv(gymnasium.Env):
             {"illegal_action": illegal}
 
     def action_masks(self) -> np.ndarray:
-        """The tokens the seat may say now (bool), as maskable learners ask for them."""
-        return self._observe()["action_mask"].astype(bool)
+        """The tokens the seat may say now (bool), as maskable learners ask for them: the mask
+        of the observation ``reset``/``step`` returned (the position has not changed since),
+        so no observation is built again."""
+        return self._mask.copy()
 
     def _observe(self) -> dict[str, np.ndarray]:
         vector, mask = self.table.features(self.seat)
         if self.normalise:
             vector = self.table.codec.LAYOUT.normalise(vector)
+        self._mask = mask.astype(bool)
         return {"observation": vector, "action_mask": mask}
 
     def render(self) -> str | None:
@@ -110,14 +116,26 @@ class CardtableGymEnv(gymnasium.Env):
         return "\n".join(str(e) for e in self.table.events)
 
 
-def solo(**kwargs: Any) -> CardtableGymEnv:
+def make(game: str, backend: str = "engine", **kwargs: Any) -> gymnasium.Env:
+    """The env of ``game``: ``backend="engine"`` (``CardtableGymEnv``: the engine, the project's
+    bots) or ``"c"`` (``envs.gym_c.CardtableGymCEnv``: the C mirror and its opponents)."""
+    if backend == "engine":
+        return CardtableGymEnv(game, **kwargs)
+    if backend == "c":
+        from cardtable.envs.gym_c import CardtableGymCEnv
+
+        return CardtableGymCEnv(game, **kwargs)
+    raise ParseError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+
+
+def solo(backend: str = "engine", **kwargs: Any) -> gymnasium.Env:
     """``cardtable/Solo-v0``: SOLO (2-10 players, ``rules`` as for the PettingZoo env)."""
-    return CardtableGymEnv("solo", **kwargs)
+    return make("solo", backend, **kwargs)
 
 
-def scout(**kwargs: Any) -> CardtableGymEnv:
+def scout(backend: str = "engine", **kwargs: Any) -> gymnasium.Env:
     """``cardtable/Scout-v0``: SCOUT (2-5 players)."""
-    return CardtableGymEnv("scout", **kwargs)
+    return make("scout", backend, **kwargs)
 
 
 IDS = {"cardtable/Solo-v0": "solo", "cardtable/Scout-v0": "scout"}

@@ -85,6 +85,11 @@ class CardtableCEnv(AgentSpaces):
         self.vec.load(0, snapshot)
         self._start()
 
+    def snapshot(self) -> dict[str, Any]:
+        """The position as engine ``State.snapshot()`` data (SOLO's ``known`` included: ``load``
+        gives every seat back what it knew)."""
+        return self.vec.snapshot(0)
+
     def _start(self) -> None:
         self._set_totals(self.config.initial_totals())
         self.agents = list(self.possible_agents)
