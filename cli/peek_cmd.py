@@ -23,8 +23,9 @@ def peek(log: Path) -> None:
 
     LOG is a table log (or the home that keeps one). The machine's store holds its own seeds and
     the keys the others sent it; a card opens only with every dealing member's key. Run it on
-    your own log to check that your machine saw your hand, the computer players' hands while it
-    was the sequencer, and the cards shown to all: nothing else until the audit.
+    your own log to check that your machine saw your hand, the computer players' hands if it
+    played them (the first dealing machine in seat order that is still at the table, whoever is
+    sequencer), and the cards shown to all: nothing else until the audit.
     """
     from cardtable.cli.table_logs import is_table_log, read_meta, read_table_log
     from cardtable.p2p.hidden.peek import peek as views
@@ -62,6 +63,10 @@ def peek(log: Path) -> None:
             for seat, cards in by_seat.items():
                 whose = "set aside" if seat is None else f"{names[seat]}'s hand as dealt"
                 click.echo(f"    {whose}: {' '.join(cards)}")
+        if any(seat.controller != "human" for seat in table.seats) and view.runners:
+            owners = {seat.owner: seat.name for seat in table.seats if seat.owner is not None}
+            who = ", then ".join(f"{owners.get(k, k.hex()[:8])}'s machine" for k in view.runners)
+            click.echo(f"  the computer players' cards were seen by {who}")
         shown = " ".join(card for _, card in sorted(view.public.items())) or "none"
         click.echo(f"  shown to all: {shown}")
     if kept.error:

@@ -230,10 +230,13 @@ class Driving(PeerState):
         return self.table.hidden is None or self.side.knows_hand(self.table, seat)
 
     def _bots_due(self) -> bool:
-        """The sequencer has computer players to ask about this position, once it may."""
-        return (self.role == LEADER and self.table.phase == PLAYING
-                and self.bots_asked_at != self.table.position and len(self.log) == self.commit_index
-                and bool(self.table.bot_seats()))
+        """This machine plays the computer players (the sequencer; with hidden hands the machine
+        fixed for the round, ``TableState.bot_runner``) and has them to ask about this position,
+        once it may."""
+        t = self.table
+        runs = self.role == LEADER if t.hidden is None else t.bot_runner(self.leader) == self.key
+        return (runs and t.phase == PLAYING and self.bots_asked_at != t.position
+                and len(self.log) == self.commit_index and bool(t.bot_seats()))
 
     def _ask_bot(self, seat: int, must: bool, own: bool) -> Any:
         match = self.table.match

@@ -660,13 +660,13 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         if self.due_at != self.table.position and self.applied_at + t.bot_delay > self.now \
                 and self._forced_move() is not None:
             times.append(self.applied_at + t.bot_delay)  # this person's forced move, after the pause
+        if self._bots_due() and self.applied_at + t.bot_delay > self.now:
+            times.append(self.applied_at + t.bot_delay)  # the computer players' turn to think
         if self.role == LEADER:
             times.append(self.beacon_at)
             times += [self._due(key, f) for key, f in self.followers.items()]
             times += self._sequencer_deadlines()
             times += self._spectators_due()
-            if self._bots_due() and self.applied_at + t.bot_delay > self.now:
-                times.append(self.applied_at + t.bot_delay)  # the computer players' turn to think
         elif self.watching:
             times.append(self._watch_deadline())
         else:

@@ -257,9 +257,21 @@ class TableState:
         return [seat.owner for seat in self.seats if seat.controller == HUMAN and seat.owner is not None]
 
     def holder(self, seat: int, sequencer: bytes | None) -> bytes | None:
-        """The machine that holds ``seat``'s cards: its owner, or the sequencer for a computer player."""
+        """The machine that holds ``seat``'s cards: its owner, or for a computer player the machine
+        that plays the computer players (``bot_runner``)."""
         s = self.seats[seat]
-        return s.owner if s.controller == HUMAN else sequencer
+        return s.owner if s.controller == HUMAN else self.bot_runner(sequencer)
+
+    def bot_runner(self, sequencer: bytes | None) -> bytes | None:
+        """The machine that plays the computer players. With hidden hands it is fixed for the round,
+        whoever is sequencer: the first dealing member in seat order that is still at the table (the
+        host's, unless it left), so that no member can get the computer players' cards by becoming
+        sequencer. Otherwise (an open deal, or between rounds) the sequencer."""
+        h = self.hidden
+        if h is None:
+            return sequencer
+        present = [m for m in h.members if m not in h.gone]
+        return present[0] if present else sequencer
 
     def learn(self, slot: int, card: int, bit: int) -> None:
         """This machine has opened ``slot`` of the round (its own seat's card, or one it holds for a
@@ -318,7 +330,11 @@ class TableState:
             target = payload[1]
             if self.phase != PLAYING or self.match is None:
                 return "no match is being played"
-            if target >= len(self.seats) or target != seat or self.seats[target].controller != HUMAN:
+            if target >= len(self.seats):
+                return f"the author does not control seat {target}"
+            runs = self.hidden is not None and self.seats[target].controller != HUMAN \
+                and author == self.bot_runner(None)  # the machine that plays the computer players
+            if not runs and (target != seat or self.seats[target].controller != HUMAN):
                 return f"the author does not control seat {target}"
             try:
                 parse = self.match.parse_action if self.hidden is None else self.hidden.parse
@@ -513,7 +529,8 @@ class TableState:
             return f"there is no seat {seat}"
         author = entry.decoded.author
         owner = self.seats[seat]
-        allowed = owner.owner == author if owner.controller == HUMAN else author == entry.sequencer
+        allowed = owner.owner == author if owner.controller == HUMAN \
+            else author == self.bot_runner(entry.sequencer)
         if not allowed:
             return f"the author does not control seat {seat}"
         h = self.hidden
@@ -577,7 +594,8 @@ class TableState:
             self.match.next_round(h.first_state())
             events.append(Event("round_start", None, f"round {self.match.round_no + 1} dealt",
                                 round=self.match.round_no + 1))
-        events.append(Event("dealt", None, "the cards are dealt: each machine sees only its own hands"))
+        events.append(Event("dealt", None, "the cards are dealt: each machine sees only its own hands"
+                            + self._runner_words(h)))
         return ""
 
     def _seed(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
@@ -741,6 +759,13 @@ class TableState:
             why = "did not take its turn in the deal"
         return f"{who} {why}: that seat goes to a computer player"
 
+    def _runner_words(self, h: HiddenRound) -> str:
+        """Whose machine plays the computer players and so sees their cards ("" without any)."""
+        runner = self.bot_runner(None)
+        if not self.bot_seats() or runner is None:
+            return ""
+        return f"; {self.name_of(runner)}'s machine plays the computer players and sees their cards"
+
     def _gone(self, owner: bytes | None, events: list[Event], why: str, name: str = "") -> None:
         """Hidden hands: ``owner`` (a dealing member) no longer plays its seat: it left (``why``), its
         seat was taken over, or it was named. Before the cards are dealt the deal begins again
@@ -759,9 +784,11 @@ class TableState:
             return
         cannot = h.can_rebuild(owner)
         if not cannot:
+            runner = self.bot_runner(None)
             h.gone.append(owner)
+            moved = self._runner_words(h) if runner != self.bot_runner(None) else ""
             events.append(Event("rebuild", None, f"{name} {why}: the other machines rebuild its part of the "
-                                "deal and the round goes on", member=owner.hex()))
+                                f"deal and the round goes on{moved}", member=owner.hex()))
             return
         assert self.match is not None
         events += self.match.finish_round(None, f"{name} {why} and {cannot}")

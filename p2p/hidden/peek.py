@@ -32,6 +32,7 @@ class RoundView:
     public: dict[int, str] = field(default_factory=dict)  # slot -> card, shown to everyone
     audited: bool = False
     hands: list[list[int]] = field(default_factory=list)  # each seat's slots as dealt
+    runners: list[bytes] = field(default_factory=list)  # the machines that played the computer players
 
     def seat_of(self, slot: int) -> int | None:
         """The seat whose hand the slot was dealt to (None: set aside)."""
@@ -41,6 +42,10 @@ class RoundView:
 def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
     """What the seeds and bundles in ``kept`` (a store's meta) open of round ``h``."""
     view = RoundView(h.round_no, None, audited=h.stage == DONE, hands=h.dealt_slots())
+    for k in range(len(h.gone) + 1):  # the machine that played the computer players, in turn
+        present = [m for m in h.members if m not in h.gone[:k]]
+        if present and present[0] not in view.runners:
+            view.runners.append(present[0])
     for slot, (card, bit) in h.public.items():
         view.public[slot] = h.card_text(card, bit)
     seed = kept.get("hseed/" + deal_name(h))
@@ -53,8 +58,13 @@ def round_view(h: HiddenRound, kept: Mapping[str, Any]) -> RoundView:
         return view
     ring = KeyRing(h.members)
     for n, spec in enumerate(h.specs):
+        ring.deal(spec.first_slot, spec.size, spec.members)
         for i, key in enumerate(Layer.derive(seed, n, spec.size).keys):
             ring.put(spec.first_slot + i, view.member, key)
+        for gone, rebuilt in h.recovered.items():  # a member gone mid-round: its seed is public
+            if gone in spec.members:
+                for i, key in enumerate(spec.layer(rebuilt).keys):
+                    ring.put(spec.first_slot + i, gone, key)
     prefix = "hkey/" + deal_name(h) + "/"
     for name, data in kept.items():
         if str(name).startswith(prefix):

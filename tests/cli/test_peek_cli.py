@@ -41,6 +41,7 @@ def test_peek_shows_each_machine_its_own_seats_cards_and_the_shown_ones(
     for r in rounds:  # the joiner holds its own 12 cards, nobody else's
         assert "could open 12 cards" in r and re.search(r"p1's hand as dealt: (\d+/\d+ ){11}\d+/\d+", r)
         assert "p0's hand" not in r and "cpu 2's hand" not in r
+    assert out.count("the computer players' cards were seen by p0's machine") == 3  # every round: whose
     code, out, _ = run(capsys, "peek", str(host_log))
     assert code == 0 and out.count("could open 24 cards") == 3  # its own and the computer player's
     assert out.count("cpu 2's hand as dealt") == 3
