@@ -11,6 +11,7 @@ import pytest
 
 from cardtable.engine import scout, solo
 from cardtable.p2p.hidden import payloads
+from cardtable.p2p.peer import Peer
 from cardtable.p2p.simnet import Faults, Node, SimNet
 from tests.p2p import all_over
 from tests.p2p.test_hidden_table import _drop_kind, _withhold_keys_from, events, hidden_table, running
@@ -28,6 +29,23 @@ def table(net: SimNet, game: str, peers: int, bot: str = "heuristic") -> list[No
 
 def accusations(node: Node) -> list[dict[str, Any]]:
     return [e for e in events(node, "applied") if e["kind"] == "fault" and e["ok"]]
+
+
+def answers(node: Node, author: bytes | None = None) -> list[dict[str, Any]]:
+    """The keys put in the log to answer accusations (by ``author``, if given)."""
+    return [e for e in events(node, "applied") if e["kind"] == "keys" and e["summary"] == "keys" and e["ok"]
+            and author in (None, bytes.fromhex(e["author"]))]
+
+
+def keys_lost_to_two(seed: int) -> tuple[SimNet, list[Node], tuple[Peer, Peer, Peer]]:
+    """Three machines; the third's keys never reach the other two (nor their asking again)."""
+    net = SimNet(seed)
+    nodes = hidden_table(net, 3, 3)
+    member, first, second = nodes[2].peer, nodes[0].peer, nodes[1].peer
+    assert member is not None and first is not None and second is not None
+    _withhold_keys_from(member, first)
+    _withhold_keys_from(member, second)
+    return net, nodes, (member, first, second)
 
 
 def honest_match(game: str, seed: int, loss: float, delay: tuple[float, float]) -> list[Node]:
@@ -69,39 +87,25 @@ def test_a_link_down_for_longer_than_the_patience_brings_accusations_that_are_an
     assert net.run(lambda: all_over(net), limit=1500)
     accused = accusations(nodes[0])
     assert accused, "no key was late: the link was not down long enough"
-    answers = [e for e in events(nodes[0], "applied") if e["kind"] == "keys" and e["summary"] == "keys"
-               and e["ok"]]
-    assert len(answers) >= len(accused)
+    assert len(answers(nodes[0])) >= len(accused)
     assert not any(events(n, "fault") or events(n, "round_void") for n in nodes)
 
 
 def test_two_holders_accuse_one_member_and_both_accusations_are_answered() -> None:
     """The same member's keys fail to reach two holders (lost, say): each accuses it, and it answers
     each in the log; nobody is named (the bug of issue 35: only the first was answered)."""
-    net = SimNet(15)
-    nodes = hidden_table(net, 3, 3)
-    slow, first, second = nodes[2].peer, nodes[0].peer, nodes[1].peer
-    assert slow is not None and first is not None and second is not None
-    _withhold_keys_from(slow, first)
-    _withhold_keys_from(slow, second)
+    net, nodes, (slow, first, second) = keys_lost_to_two(15)
     assert net.run(lambda: all_over(net), limit=1800)
     assert not any(events(n, "fault") or events(n, "round_void") for n in nodes)
     accusers = {e["author"] for e in accusations(nodes[0])}
     assert accusers == {first.key.hex(), second.key.hex()}
-    answered_to = {e["index"] for e in events(nodes[0], "applied") if e["kind"] == "keys" and e["ok"]
-                   and e["author"] == slow.key.hex() and e["summary"] == "keys"}
-    assert len(answered_to) >= 2
+    assert len(answers(nodes[0], slow.key)) >= 2
 
 
 def test_a_member_is_named_only_once_the_unanswered_accusation_timed_out() -> None:
     """A member answers the first holder's accusation but not the second's: it is named for the
     second, no sooner than the timeout after that accusation went into the log."""
-    net = SimNet(14)
-    nodes = hidden_table(net, 3, 3)
-    cheat, first, second = nodes[2].peer, nodes[0].peer, nodes[1].peer
-    assert cheat is not None and first is not None and second is not None
-    _withhold_keys_from(cheat, first)
-    _withhold_keys_from(cheat, second)
+    net, nodes, (cheat, first, second) = keys_lost_to_two(14)
     real = cheat.side._answer_in_log
 
     def answer_first_only(table: Any, h: Any, sequencer: bytes | None, accuser: bytes) -> None:
@@ -125,12 +129,7 @@ def test_a_member_is_named_only_once_the_unanswered_accusation_timed_out() -> No
 
 
 def test_a_member_that_withholds_keys_from_two_holders_and_answers_none_is_named() -> None:
-    net = SimNet(16)
-    nodes = hidden_table(net, 3, 3)
-    cheat = nodes[2].peer
-    assert cheat is not None and nodes[0].peer is not None and nodes[1].peer is not None
-    _withhold_keys_from(cheat, nodes[0].peer)
-    _withhold_keys_from(cheat, nodes[1].peer)
+    net, nodes, (cheat, _, _) = keys_lost_to_two(16)
     _drop_kind(cheat, "keys")
     assert net.run(lambda: all(p.table.phase == "over" for p in running(nodes)), limit=1800)
     for node in nodes[:2]:
