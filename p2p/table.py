@@ -662,7 +662,8 @@ class TableState:
         elif h.stage in (DEAL, PLAY) and h.dealing() is not None:  # the round's deal, or a reshuffle
             n = h.dealing()
             assert n is not None
-            due.add(h.members[h.specs[n].author(len(h.deals[n].digests))])
+            spec = h.specs[n]
+            due.add(spec.members[spec.author(len(h.deals[n].digests))])
         elif h.stage == REVEAL:
             due |= {m for m in h.members if m not in h.record.reveals and m not in h.gone}
         due |= set(h.shares_due())
@@ -686,9 +687,11 @@ class TableState:
     def _fault(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         """A holder accuses a member of withholding its keys (the member must then put them in the
         log for that holder), or shows a key that does not open its card (the round stops for the
-        audit); the sequencer names a member that holds the round up past the timeout (it loses its
-        seat, the round is void). A sequencer's naming carries an integer detail; an accusation
-        carries the slots its author waits for (docs/hidden-hands.md, section 7)."""
+        audit); a member says the escrow share a dealer sealed for it does not check; the sequencer
+        names a member that holds the round up past the timeout (it loses its seat, and the round
+        goes on without it where the escrow allows: ``_gone``). A sequencer's naming carries an
+        integer detail; an accusation carries the slots its author waits for (docs/hidden-hands.md,
+        section 7)."""
         h = self.hidden
         if h is None:
             return "no hidden deal is under way"
