@@ -3,11 +3,16 @@
 Every style is written with hex colours (Textual 8 drops Rich's colour names such as
 ``dark_red`` without a word); ``STYLES`` lists them all so a test can parse each one. Cards are
 solid blocks of colour, so they read the same on dark and light terminals; every card keeps
-its letters (``R7``, ``wild``, ``9/3``), so nothing is lost under ``NO_COLOR`` (Textual then
-renders them in greys).
+its letters (``R7``, ``wild``, ``9/3``), and the swatch of the colour in force its letter too,
+so that no colour has to be told apart by its hue alone. Under ``NO_COLOR`` (https://no-color.org:
+any non-empty value) every style loses its colours and keeps its shape (``paint``): cards in
+reverse video, black cards within their edges, the marks in bold; Textual then draws its own
+colours in greys.
 """
 
 from __future__ import annotations
+
+import os
 
 from rich.markup import escape
 
@@ -35,9 +40,27 @@ SCOUT_DOWN = "#6d6d6d on #e0e0e0"
 TOP_MARK = "bold"
 PLAYABLE = "underline"
 """Added to the style of a hand card that may be played now."""
+ALARM = "bold #ff5252"
+"""A missed SOLO call, on the players and the table."""
 
 STYLES = (*SOLO_STYLES.values(), BLACK_STYLE, BLACK_EDGE, *LIGHTNING.values(), SCOUT_UP, SCOUT_DOWN, TOP_MARK,
-          PLAYABLE)
+          PLAYABLE, ALARM)
+
+SHAPES = {
+    **dict.fromkeys(SOLO_STYLES.values(), "bold reverse"), BLACK_STYLE: "bold", BLACK_EDGE: "bold",
+    **dict.fromkeys(LIGHTNING.values(), "bold"), SCOUT_UP: "bold reverse", SCOUT_DOWN: "dim", ALARM: "bold",
+}
+"""Each style with colours as it is under ``NO_COLOR``: its shape alone."""
+
+
+def no_color() -> bool:
+    """Whether ``NO_COLOR`` asks for no colour (set to any non-empty value)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def paint(style: str) -> str:
+    """``style``, or under ``NO_COLOR`` its shape without colours (``SHAPES``)."""
+    return SHAPES.get(style, style) if no_color() else style
 
 
 def solo_card(text: str, playable: bool = False) -> str:
@@ -46,11 +69,12 @@ def solo_card(text: str, playable: bool = False) -> str:
     mark = f" {PLAYABLE}" if playable else ""
     if text.startswith("prot"):
         colour = text[4:]
-        return f"[{LIGHTNING.get(colour, BLACK_STYLE)}{mark}] ⚡{escape(colour)} [/]"
+        return f"[{paint(LIGHTNING.get(colour, BLACK_STYLE))}{mark}] ⚡{escape(colour)} [/]"
     style = SOLO_STYLES.get(text[:1])
     if style is None:  # wild, wd4, pass
-        return f"[{BLACK_EDGE}]▌[/][{BLACK_STYLE}{mark}]{escape(text)}[/][{BLACK_EDGE}]▐[/]"
-    return f"[{style}{mark}] {escape(text)} [/]"
+        edge = paint(BLACK_EDGE)
+        return f"[{edge}]▌[/][{paint(BLACK_STYLE)}{mark}]{escape(text)}[/][{edge}]▐[/]"
+    return f"[{paint(style)}{mark}] {escape(text)} [/]"
 
 
 def top_card(text: str) -> str:
@@ -59,14 +83,19 @@ def top_card(text: str) -> str:
 
 
 def colour_in_force(colour: str | None, names: dict[str, str]) -> str:
-    """``■ blue in force`` with the swatch in the colour; ``any card fits`` without one."""
+    """``B blue in force`` with the swatch (its letter on its colour); ``any card fits`` without one."""
     if colour is None:
         return "any card fits"
-    return f"[{SOLO_STYLES[colour]}]  [/] [b]{escape(names[colour])}[/b] in force"
+    return f"[{paint(SOLO_STYLES[colour])}] {escape(colour)} [/] [b]{escape(names[colour])}[/b] in force"
 
 
 def scout_card(text: str) -> str:
     """Markup for a SCOUT card ``up/down`` (5 cells): the value that counts bold on light
     wheat, the other one grey."""
     up, _, down = text.partition("/")
-    return f"[{SCOUT_UP}]{escape(up):>2}[/][{SCOUT_DOWN}]/{escape(down):<2}[/]"
+    return f"[{paint(SCOUT_UP)}]{escape(up):>2}[/][{paint(SCOUT_DOWN)}]/{escape(down):<2}[/]"
+
+
+def alarm(markup: str) -> str:
+    """``markup`` in the alarm style (a missed SOLO call)."""
+    return f"[{paint(ALARM)}]{markup}[/]"

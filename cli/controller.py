@@ -436,6 +436,7 @@ class NetSession(BaseSession):
         self.peer = peer
         self.keep = keep  # a private table (``play``): leaving keeps the match to resume, no leave entry
         self.kept = False
+        self._silent: set[int] = set()  # seats told as not answering, not yet heard again
         node.on_event = self._on_peer_event
         self._retell()
 
@@ -615,6 +616,7 @@ class NetSession(BaseSession):
                 for event in data.get("events", []):
                     if event.get("kind") not in PROTOCOL_NOTES:
                         self._emit(Note.of(Event.from_dict(event)))
+                self._presence(data)
             return
         if kind == "refused" and data.get("protocol"):
             return  # a hidden-hands step of this machine's, not a move: the log and -v have it
@@ -632,10 +634,32 @@ class NetSession(BaseSession):
         if kind == "freed" and self.peer.evicted:
             self._emit(Note("table", None, "The host freed your seat: you are no longer at the table"))
             return
+        seat = data.get("seat")
+        if kind == "silent" and isinstance(seat, int):
+            self._silent.add(seat)
+        elif kind in ("return", "returning", "takeover", "leave", "forfeit") and isinstance(seat, int):
+            self._silent.discard(seat)  # told otherwise
         text = table_words(kind, data, Speaker(self.seat, self.names()))
         if text is not None:
             self.version += 1
             self._emit(Note("table", None, text))
+
+    def _presence(self, data: dict[str, Any]) -> None:
+        """Another member's entry in the log, as presence: a join before the match is "NAME joined"
+        (a join during the match is a member back at its seat: its ``return`` tells it); the
+        first entry of a seat told as not answering, "NAME is back"."""
+        seat = data.get("seat")
+        if not isinstance(seat, int) or seat == self.seat or seat >= len(self.peer.table.seats):
+            return
+        name = self.names()[seat]
+        if data.get("kind") == "join" and self.peer.table.match is None:
+            said = presence_words("joined", {"name": name, "seat": seat})
+        elif seat in self._silent and data.get("kind") not in ("return", "leave", "join"):  # told by theirs
+            self._silent.discard(seat)
+            said = presence_words("return", {"name": name, "seat": seat})
+        else:
+            return
+        self._emit(Note("table", None, str(said)))
 
 
 def _shown(name: str) -> str:
@@ -692,10 +716,11 @@ def spectator_words(kind: str, data: dict[str, Any]) -> str | None:
 
 
 def presence_words(kind: str, data: dict[str, Any]) -> str | None:
-    """Who left, is not answering or is back, by name (``leave``, ``silent``, ``return``,
-    ``returning``: back, and plays from the next deal)."""
+    """Who joined, left, is not answering or is back, by name (``joined``, ``leave``, ``silent``,
+    ``return``, ``returning``: back, and plays from the next deal)."""
     name = _shown(str(data.get("name") or "")) or f"seat {data.get('seat')}"
-    said = {"leave": f"{name} left: a computer player plays the seat on (the round still counts) until "
+    said = {"joined": f"{name} joined (seat {data.get('seat')})",
+            "leave": f"{name} left: a computer player plays the seat on (the round still counts) until "
                      f"{name} is back",
             "silent": f"{name} is not answering ({data.get('seconds')} s)",
             "return": f"{name} is back",
@@ -1045,9 +1070,14 @@ class Controller:
     """One seat's client logic over a session (see the module docstring)."""
 
     def __init__(self, session: BaseSession, *, turn_clock: float | None = None,
-                 clock: Callable[[], float] = time.monotonic, log_size: int = 500) -> None:
+                 clock: Callable[[], float] = time.monotonic, log_size: int = 500,
+                 bell: bool | None = None) -> None:
         self.session = session
         self.turn_clock = turn_clock
+        self.bell = session.talks() if bell is None else bell
+        """Call the player when the game begins to wait for them (``calls``): by default at a LAN
+        table (where people keep you waiting), not against computer players."""
+        self._waited = False
         self.clock = clock
         self.call_armed = False
         self.builder: Builder | None = None
@@ -1095,7 +1125,11 @@ class Controller:
                 self._drop_stale_builder()
                 if note.kind in _PAST:  # the options shown before it are what a late key press meant
                     self._last_other = (note, self.clock(), self._cache.get("options"))
+            elif mine and note.kind in _PAST:  # your own move: a key pressed now means the options of now
+                self._last_other = None
             self._say(words(note, me, self.session.names()))
+        if note.kind in ("round_end", "match_end"):  # no race is left to lose in a round that is over
+            self._last_other = None
         if note.kind == "round_end":
             self.summary = self.round_summary()
             self._say(self.summary)
@@ -1162,6 +1196,19 @@ class Controller:
         seat = self.seat
         return seat is not None and self.session.to_move() == seat and bool(self.session.legal()) \
             and self.session.phase() == "playing"
+
+    def in_play(self) -> bool:
+        """Whether a round is being played (not yet won, the match not over): only then are its
+        pending penalty, the card drawn and its open windows worth showing."""
+        obs = self.session.observation()
+        return obs is not None and obs.get("winner") is None and not self.session.is_over()
+
+    def calls(self) -> bool:
+        """Whether the game has begun to wait for this seat (``waiting_for_me``) since the last ask:
+        the moment to call the player (the bell and the window title, when ``bell`` is on)."""
+        waiting = self.waiting_for_me()
+        began, self._waited = waiting and not self._waited, waiting
+        return began
 
     def actions(self) -> list[Any]:
         """The legal actions worth offering: without catches at seats with no missed call."""

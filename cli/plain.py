@@ -8,7 +8,8 @@ it prints the table, your hand and a prompt line::
     your turn (seat 1): 4 moves: R7 wild:R wild:G draw
 
 (long lists end in ``[+N more: 'moves' lists all]``). Out-of-turn chances are announced as
-``you may (seat 1): jump in R7 | catch seat 2 catch:2``. Words besides actions: ``moves``,
+``you may (seat 1): jump in R7 | catch seat 2 catch:2``. With the bell on (by default at a LAN
+table) and the output a terminal, the bell rings as your turn comes. Words besides actions: ``moves``,
 ``view``, ``hint``, ``review`` (once a round has ended: the moves of yours in the last one that
 the search rates clearly worse than another, ``cardtable review``), ``rules``, ``help``, ``jump``,
 ``catch``, ``protect``, ``leave``; at a LAN table ``say TEXT`` and ``emote NAME`` talk to the
@@ -86,6 +87,9 @@ class PlainClient:
         for line in c.drain():
             self.say(line)
         self._prompt()
+        if c.bell and self.out.isatty() and c.calls():  # a terminal's bell; never in a script's output
+            self.out.write("\a")
+            self.out.flush()
 
     def _prompt(self) -> None:
         c = self.c
@@ -150,12 +154,13 @@ class PlainClient:
             force = COLOUR_NAMES[colour] + " in force" if colour else "any card fits"
             table = (f"top {obs['top'] or '(being turned)'}, {force}, "
                      f"{'clockwise' if obs['direction'] == 1 else 'reversed'}, draw pile {obs['draw_size']}")
-            if obs.get("penalty"):
+            live = c.in_play()  # once the round is won, nothing is pending any more
+            if live and obs.get("penalty"):
                 table += f", penalty {obs['penalty']} pending"
-            if isinstance(obs.get("drawn"), str):
+            if live and isinstance(obs.get("drawn"), str):
                 table += f", you drew {obs['drawn']}"
             react = obs.get("react")
-            if react:
+            if live and react:
                 table += f", Protection window ({react['kind']}) for seat {react['pending'][0]}"
             hand = " ".join(obs["hand"])
         else:

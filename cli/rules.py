@@ -23,12 +23,26 @@ _KEYS = [
 ]
 
 
+# (games the note belongs to, note); "" = every game
+_NOTES = [
+    ("", "Hot keys show in the footer only while they are legal."),
+    ("", "When the game begins to wait for you, the terminal bell rings and the window title says "
+         "*▶ your turn*: at a LAN table (`host`, `join`) unless turned off (`--no-bell`, or `cardtable "
+         "config bell off`), against computer players (`play`) only if turned on (`--bell`)."),
+    ("solo", "Every SOLO colour is drawn with its letter (`R7`, `⚡B`, the swatch of the colour in force "
+             "`B`), so no colour has to be told apart by its hue alone."),
+    ("", "`NO_COLOR=1` (any value but empty) draws the table without colours: in greys, the cards in "
+         "reverse video, the black ones within their edges."),
+]
+
+
 def table_keys(game: str) -> str:
-    """The keys of the table as Markdown: those of ``game`` (``solo``/``scout``), or all of them
-    before the deal (empty ``game``)."""
+    """The keys of the table as Markdown, and how the table calls you and draws its colours:
+    those of ``game`` (``solo``/``scout``), or all of them before the deal (empty ``game``)."""
     rows = [f"| {key} | {text} |" for games, key, text in _KEYS if not game or not games or games == game]
+    notes = [text for games, text in _NOTES if not game or not games or games == game]
     return "\n".join(["## Keys at the table", "", "| key | what it does |", "|---|---|", *rows, "",
-                      "Hot keys show in the footer only while they are legal.", ""])
+                      *[line for text in notes for line in (text, "")]])
 
 
 def rules_path(game: str) -> Path:

@@ -7,7 +7,12 @@ messages); the moves you may make now (a list; choosing one asks for the Wild's 
 target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
 point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
-flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check_action``).
+flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check_action``),
+the moment they stop being legal (checked at every tick too: a lost race's key leaves by itself).
+A line too wide for its pane goes on under itself, broken between phrases and cards, never
+inside one (``fold``, ``fit``), so the table reads at 80x24. With the bell on
+(``Controller.bell``: by default at a LAN table) the terminal bell rings when the game begins
+to wait for you, and the window title says ``▶ your turn`` while it waits.
 ``?``/F1 (and the command palette) open the rules of the game and the keys, ``v`` (once a round
 has ended) the review of your moves in the last one (``cli/help_screen.py``). At a LAN table
 ``t`` opens a line to talk to the table (Enter sends, Esc goes back; ``/gg`` and the like are
@@ -20,10 +25,12 @@ rematch (``cli/table_controls.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from rich.markup import escape
+from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -31,10 +38,72 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from cardtable.cli.cards import colour_in_force, scout_card, solo_card, top_card
+from cardtable.cli.cards import alarm, colour_in_force, scout_card, solo_card, top_card
 from cardtable.cli.controller import COLOUR_NAMES, Controller, Question, solo_windows
 from cardtable.cli.words import plural
 from cardtable.p2p.chat import EMOTES, MAX_TEXT
+
+SEP = " · "
+"""Between the phrases of a line of the players and the table."""
+HOT_ACTIONS = ("jump", "solo", "catch", "protect", "decline", "flip", "keep", "hint", "review", "talk",
+               "start_now", "free_seat", "options", "rematch", "cancel_move")
+"""The actions whose keys the footer shows only while they are legal (``check_action``)."""
+YOUR_TURN = "▶ your turn — cardtable"
+"""The window title while the game waits for you (with the bell on)."""
+
+
+def fold(phrases: list[str], width: int, indent: str = "    ") -> list[str]:
+    """Markup phrases joined by ``SEP`` on lines of ``width`` cells, broken only between two
+    phrases (the next line indented); ``width`` 0: one line."""
+    lines: list[str] = []
+    line, used = "", 0
+    for phrase in phrases:
+        cells = Text.from_markup(phrase).cell_len
+        if not line:
+            line, used = phrase, cells
+        elif width <= 0 or used + len(SEP) + cells <= width:
+            line, used = line + SEP + phrase, used + len(SEP) + cells
+        else:
+            lines.append(line)
+            line, used = indent + phrase, len(indent) + cells
+    return [*lines, line]
+
+
+def fit(cards: list[str], width: int, under: Callable[[int, int], str] | None = None) -> list[str]:
+    """Card markups on lines of ``width`` cells, a space apart, never one cut in two (``width``
+    0: one line); ``under(first, count)``: a line under each, of the cards ``first`` on."""
+    lines: list[str] = []
+    first, used = 0, 0
+    for i, card in enumerate(cards):
+        cells = Text.from_markup(card).cell_len
+        if i > first and width > 0 and used + 1 + cells > width:
+            lines += [" ".join(cards[first:i]), *([under(first, i - first)] if under else [])]
+            first, used = i, 0
+        used += cells + (i > first)
+    if cards:
+        lines += [" ".join(cards[first:]), *([under(first, len(cards) - first)] if under else [])]
+    return lines
+
+
+class Fitted(Static):
+    """A Static whose markup is made for its width (``show``), and made again at every width."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.make: Callable[[int], str] | None = None
+
+    def show(self, make: Callable[[int], str]) -> None:
+        self.make = make
+        self.update(make(self.content_size.width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.make is not None:
+            self.update(self.make(self.content_size.width))
+
+
+def folded(rows: list[list[str]]) -> Callable[[int], str]:
+    """Lines of phrases for ``Fitted.show`` (``fold``)."""
+    return lambda width: "\n".join(line for row in rows for line in fold(row, width))
 
 
 class TableApp(App[str | None]):
@@ -86,15 +155,17 @@ class TableApp(App[str | None]):
         self._seen_version = -1
         self.hint_text = ""
         self._status_text = ""
+        self._keys: tuple[bool | None, ...] = ()
+        self._window_title: str | None = None
 
     # --- layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Static(id="title")
         yield Static(id="scoring")
         with Horizontal(id="top"):
-            yield Static(id="players")
-            yield Static(id="table")
-        yield Static(id="hand")
+            yield Fitted(id="players")
+            yield Fitted(id="table")
+        yield Fitted(id="hand")
         yield Static(id="status")
         with Horizontal(id="main"):
             yield OptionList(id="moves")
@@ -131,6 +202,41 @@ class TableApp(App[str | None]):
             self.refresh_view()
         else:
             self._render_status()
+            if self._legal_keys() != self._keys:  # e.g. a lost race's keys, once its moment is over
+                self.refresh_bindings()
+            self._call_player()
+
+    def _legal_keys(self) -> tuple[bool | None, ...]:
+        return tuple(self.check_action(action, ()) for action in HOT_ACTIONS)
+
+    def refresh_bindings(self) -> None:
+        """Show the hot keys legal now in the footer (and remember which they are)."""
+        self._keys = self._legal_keys()
+        super().refresh_bindings()
+
+    def _call_player(self) -> None:
+        """With the bell on: ring it when the game begins to wait for you (``Controller.calls``),
+        and say so in the window title while it waits."""
+        c = self.controller
+        if not c.bell:
+            return
+        if c.calls():
+            self.bell()
+        title = YOUR_TURN if c.waiting_for_me() else self.TITLE
+        if title != self._window_title:
+            if self._window_title is None:
+                self._terminal("\x1b[22;0t")  # keep the terminal's own title, given back on exit
+            self._window_title = title
+            self._terminal(f"\x1b]2;{title}\x1b\\")
+
+    def _terminal(self, code: str) -> None:
+        """Write a control sequence to the terminal (as ``App.bell`` does; not headless)."""
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(code)
+
+    def on_unmount(self) -> None:
+        if self._window_title is not None:
+            self._terminal("\x1b[23;0t")  # the terminal's title again
 
     # --- drawing --------------------------------------------------------------------------------
     def refresh_view(self) -> None:
@@ -146,13 +252,16 @@ class TableApp(App[str | None]):
         self._render_menu()
         self._render_log()
         self.refresh_bindings()
+        self._call_player()
 
     def _render_log(self) -> None:
         """What happened since the last refresh, and the match's summary line."""
         log = self.query_one("#log", RichLog)
         for line in self.controller.drain():
             log.write(escape(line))
-        self.query_one("#summary", Static).update(escape(self.controller.summary))
+        summary = self.query_one("#summary", Static)
+        summary.update(escape(self.controller.summary))
+        summary.display = bool(self.controller.summary)  # no empty line under the table meanwhile
 
     def _render_title(self, obs: dict[str, Any] | None) -> None:
         c = self.controller
@@ -166,7 +275,8 @@ class TableApp(App[str | None]):
         self.query_one("#title", Static).update(f"[b]{escape(text)}[/b]")
 
     def _render_players(self) -> None:
-        lines = []
+        """A line a player: who (the first phrase), then their cards, points and marks."""
+        rows = []
         for row in self.controller.players():
             mark = "▶" if row["to_move"] else " "
             who = "you" if row["me"] else row["name"]
@@ -177,71 +287,74 @@ class TableApp(App[str | None]):
             if row.get("solo") == "called":
                 parts.append("[b]SOLO![/b]")
             elif row.get("solo") == "missed":
-                parts.append("[b red]no SOLO call![/]")
+                parts.append(alarm("no SOLO call!"))
             if "chips" in row:
                 parts += [f"{row['captured']} captured", plural(row["chips"], "chip")]
                 if row["flipped"] is None:
                     parts.append("[dim]deciding[/]")
-            label = f"{mark} [b]{escape(who)}[/b] [dim](seat {row['seat']}{tag})[/]: "
-            lines.append(label + " · ".join(parts))
-        self.query_one("#players", Static).update("\n".join(lines) or "no seats yet")
+            label = f"{mark} [b]{escape(who)}[/b] [dim](seat {row['seat']}{tag})[/]"
+            rows.append([label + (": " + parts[0] if parts else ""), *parts[1:]])
+        self.query_one("#players", Fitted).show(folded(rows or [["no seats yet"]]))
 
     def _render_table(self, obs: dict[str, Any] | None) -> None:
-        names = self.controller.session.names()
-        widget = self.query_one("#table", Static)
+        c = self.controller
+        names = c.session.names()
+        widget = self.query_one("#table", Fitted)
         if obs is None:
-            lobby = self.controller.lobby_lines() or [self.controller.session.status()]
+            lobby = c.lobby_lines() or [c.session.status()]
             widget.border_title = "Lobby"
-            widget.update("\n".join(escape(line) for line in lobby))
+            widget.show(folded([[escape(line)] for line in lobby]))
             self.query_one("#players", Static).display = False  # the lobby lists the seats
             return
         widget.border_title = "Table"
         self.query_one("#players", Static).display = True
+        live = c.in_play()  # once the round is won, nothing is pending any more
         if obs["game"] == "solo":
             colour = obs.get("colour")
             top = top_card(obs["top"]) if obs["top"] else "(the dealer is turning the first card)"
-            lines = [f"top {top}  {colour_in_force(colour, COLOUR_NAMES)}",
-                     f"direction {'→ seat order (clockwise)' if obs['direction'] == 1 else '← reversed'}"
-                     f" · draw pile {obs['draw_size']}"]
-            if obs.get("penalty"):
-                lines.append(f"[b]penalty pending: {plural(obs['penalty'], 'card')}[/b]")
-            if obs.get("drawn") and isinstance(obs["drawn"], str):
-                lines.append(f"you drew {solo_card(obs['drawn'])}: play it or keep it")
+            rows = [[f"top {top}", colour_in_force(colour, COLOUR_NAMES)],
+                    [f"direction {'→ clockwise' if obs['direction'] == 1 else '← reversed'}",
+                     f"draw pile {obs['draw_size']}"]]
+            if live and obs.get("penalty"):
+                rows.append([f"[b]penalty pending: {plural(obs['penalty'], 'card')}[/b]"])
+            if live and obs.get("drawn") and isinstance(obs["drawn"], str):
+                rows.append([f"you drew {solo_card(obs['drawn'])}: play it or keep it"])
             react = obs.get("react")
-            if react:
-                lines.append(f"Protection window: {react['kind']} by {escape(names[react['by']])}, "
-                             f"waiting for seat {react['pending'][0]}")
-            for solo in solo_windows(obs):
-                state = "called SOLO!" if solo["called"] else "[b red]has not called SOLO[/]"
-                lines.append(f"{escape(names[solo['seat']])} (seat {solo['seat']}) {state}")
+            if live and react:
+                rows.append([f"Protection window: {react['kind']} by {escape(names[react['by']])}",
+                             f"waiting for seat {react['pending'][0]}"])
+            for solo in solo_windows(obs) if live else []:
+                state = "called SOLO!" if solo["called"] else alarm("has not called SOLO")
+                rows.append([f"{escape(names[solo['seat']])} (seat {solo['seat']}) {state}"])
         else:
             active = obs["active"]
             if active:
                 owner = obs["owner"]
                 cards = " ".join(scout_card(t) for t in active)
-                lines = [f"active set: {cards}", f"owned by {escape(names[owner])} (seat {owner})"]
+                rows = [[f"active set: {cards}", f"owned by {escape(names[owner])} (seat {owner})"]]
             else:
-                lines = ["the table is empty: show anything"]
+                rows = [["the table is empty: show anything"]]
             if obs["phase"] == "turn_choice":
-                lines.append("every player may turn their whole hand around first")
-        widget.update("\n".join(lines))
+                rows.append(["every player may turn their whole hand around first"])
+        widget.show(folded(rows))
 
     def _render_hand(self, obs: dict[str, Any] | None) -> None:
-        widget = self.query_one("#hand", Static)
-        if obs is None:
-            widget.update("")
-            return
-        if self.controller.seat is None:
-            widget.update("(you are watching: no seat, no hand)")
-            return
-        hand = obs["hand"]
-        if obs["game"] == "solo":
+        """Your cards, a line of them as wide as the pane (SCOUT's with their places under them)."""
+        widget = self.query_one("#hand", Fitted)
+        if obs is None or self.controller.seat is None:
+            text = "" if obs is None else "(you are watching: no seat, no hand)"
+            widget.show(lambda width: text)
+        elif obs["game"] == "solo":
             playable = self.controller.playable_cards()
-            widget.update(" ".join(solo_card(t, t in playable) for t in hand) or "(empty)")
-            return
-        cards = " ".join(scout_card(t) for t in hand)
-        index = " ".join(f"{i:^5}" for i in range(len(hand)))
-        widget.update(f"{cards}\n[dim]{index}[/]" if hand else "(empty)")
+            cards = [solo_card(t, t in playable) for t in obs["hand"]]
+            widget.show(lambda width: "\n".join(fit(cards, width)) or "(empty)")
+        else:
+            cards = [scout_card(t) for t in obs["hand"]]
+
+            def places(first: int, count: int) -> str:
+                return "[dim]" + " ".join(f"{i:^5}" for i in range(first, first + count)) + "[/]"
+
+            widget.show(lambda width: "\n".join(fit(cards, width, places)) or "(empty)")
 
     def _render_status(self) -> None:
         c = self.controller

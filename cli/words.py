@@ -178,8 +178,13 @@ class Speaker:
         return self.says(seat, f"forfeit {what}", f"forfeits {what}")
 
     def fallback(self, seat: int | None, text: str) -> str:
-        """An event this client has no words for: the engine's own, after its seat's name."""
-        return text[:1].upper() + text[1:] if seat is None else f"{self.who(seat)}: {text}"
+        """An event this client has no words for: the engine's own, after its seat's name (a
+        player's name that begins it stays as they wrote it)."""
+        if seat is not None:
+            return f"{self.who(seat)}: {text}"
+        if any(name and text.startswith(name + " ") for name in self.names):
+            return text
+        return text[:1].upper() + text[1:]
 
 
 _BARE = {"call", "keep", "skipped", "decline", "out", "start", "forfeit"}

@@ -496,3 +496,35 @@ def test_a_rematch_clears_the_last_matchs_summary() -> None:
     c.summary = "Match over after 1 round. Won by you."
     c._on_note(Note("new_match", None, "everyone agreed: match 2 begins with the same seats and options"))
     assert c.summary == ""
+
+
+def test_the_player_is_called_once_each_time_the_game_begins_to_wait_for_them() -> None:
+    """``calls``: true once as your turn comes (or a Protection window opens for you), not again
+    while it lasts, and again at your next turn."""
+    session, c = client(solo_match(["R7 R8 G3", "R1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], turn=1))
+    assert not c.calls()  # cpu 1 moves first
+    session.run_bots()
+    assert c.waiting_for_me() and c.calls() and not c.calls()
+    assert c.submit(str(c.turn_moves()[0])) is None
+    assert not c.calls()
+    session.run_bots()
+    assert c.waiting_for_me() and c.calls()
+    react: dict[str, Any] = {"kind": "skip", "by": 3, "pending": [0], "target": 0}
+    _, c = client(solo_match(["protG R7", "G1 G2", "B1 B3", "Y1 Y2"], discard="R2 Rskip", turn=None,
+                             react=react, laid_by=3, colour="R"))
+    assert c.calls()  # a Protection window opens for you
+
+
+def test_the_bell_is_on_at_a_lan_table_and_off_against_computer_players() -> None:
+    from types import SimpleNamespace
+
+    from cardtable.cli.controller import NetSession
+    from cardtable.p2p.simnet import SimNet
+
+    assert not client(solo_match(["R7", "G1", "B1"]))[1].bell  # play --no-network
+    net = SimNet(3)
+    peer = net.host(net.node("ann"), SoloConfig.preset("classic", 3), 1, auto=None, bots="random")
+    node = SimpleNamespace(on_event=None)
+    assert Controller(NetSession(node, peer)).bell  # host, join
+    assert not Controller(NetSession(node, peer, keep=True)).bell  # play: a private table
+    assert not Controller(NetSession(node, peer), bell=False).bell  # asked off

@@ -114,3 +114,15 @@ def test_the_command_palette_offers_the_rules() -> None:
 
     asyncio.run(main())
     assert titles[:2] == ["Rules and keys", "Hint"] and len(titles) > 2
+
+
+def test_the_help_says_how_the_table_calls_you_and_draws_its_colours() -> None:
+    solo, _ = help_text("question_mark", solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"]))
+    keys = solo.split("# SOLO")[0]
+    assert "the terminal bell rings" in keys and "`--no-bell`" in keys
+    assert "`cardtable config bell off`" in keys
+    assert "drawn with its letter" in keys and "`NO_COLOR=1`" in keys
+    scout, _ = help_text("f1", scout_match(["9/3 2/7", "1/2 3/4", "5/6 7/8"]))
+    keys = scout.split("# SCOUT")[0]
+    assert "the terminal bell rings" in keys and "`NO_COLOR=1`" in keys
+    assert "drawn with its letter" not in keys  # SCOUT has no colours

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
 from cardtable.cli.controller import Controller, NetSession
 from cardtable.cli.plain import PlainClient
@@ -90,3 +90,56 @@ def test_a_passphrase_tables_join_line_asks_for_the_passphrase_without_showing_i
     lines = out.getvalue().splitlines()
     assert lines[1] == "Others join with:  cardtable join kitchen --passphrase PASSPHRASE"
     assert "random words" not in out.getvalue()
+
+
+def test_who_joined_and_who_is_back_is_told_to_everyone() -> None:
+    """In "What happened", on every screen: "NAME joined" as each player sits down in the lobby,
+    and "NAME is back" once a player told as not answering is heard again."""
+    from cardtable.engine import scout
+    from cardtable.p2p.peer import Timeouts
+
+    net = SimNet(5, timeouts=Timeouts(bot_delay=0.3))
+    ann, bea, cy = (net.node(name) for name in ("ann", "bea", "cy"))
+    host = net.host(ann, scout.Config(players=4), 1, auto="random", bots="random")
+    screens: dict[str, tuple[Any, Controller]] = {
+        "ann": (ann, Controller(NetSession(SimpleNamespace(on_event=None), host)))}
+    heard = {"ann": 0, "cy": 0}
+
+    def run(until: Callable[[], bool], limit: float) -> None:
+        """Run the LAN, each screen hearing its peer's events as they come."""
+        def hearing() -> bool:
+            for name, (node, controller) in screens.items():
+                for _, event in node.events[heard[name]:]:
+                    controller.session._on_peer_event(event)
+                heard[name] = len(node.events)
+            return until()
+        assert net.run(hearing, limit=limit)
+
+    def everyone_read(line: str) -> bool:
+        return all(any(said.startswith(line) for said in c.log) for _, c in screens.values())
+
+    assert host.table_id is not None
+    net.join(bea, host.table_id, ann.addr, auto="random", bots="random")
+    run(lambda: host.table.seats[1].owner is not None, 10)
+    cy_peer = net.join(cy, host.table_id, ann.addr, auto="random", bots="random")
+    screens["cy"] = (cy, Controller(NetSession(SimpleNamespace(on_event=None), cy_peer)))
+    run(lambda: host.table.match is not None, 30)
+    begun = host.commit_index
+    run(lambda: host.commit_index > begun + 30, 60)
+    net.crash(bea)  # bea's machine stops answering ...
+    run(lambda: everyone_read("bea is not answering"), 20)
+    net.resume(bea, auto="random", bots="random")  # ... and is heard again before a computer takes over
+    run(lambda: everyone_read("bea is back"), 20)
+    for name, (_, controller) in screens.items():
+        app = TableApp(controller, bot_delay=None)
+        shown: list[str] = []
+
+        async def main(app: TableApp = app, shown: list[str] = shown) -> None:
+            async with app.run_test(size=(160, 50)) as pilot:
+                await pilot.pause()
+                shown.extend(strip.text.strip() for strip in app.query_one("#log", RichLog).lines)
+
+        asyncio.run(main())
+        assert "bea joined (seat 1)" in shown, (name, shown)
+        assert ("cy joined (seat 2)" in shown) == (name == "ann")  # cy is told its own seat instead
+        assert shown.index("bea is not answering (12 s)") < shown.index("bea is back"), (name, shown)

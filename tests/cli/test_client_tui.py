@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import OptionList, RichLog, Static
+from textual.widgets import Footer, OptionList, RichLog, Static
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import RACE_WINDOW, Controller, LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -38,8 +38,9 @@ def run_app(match: Match, scenario: Scenario, **controller: Any) -> None:
 
 
 def shown_keys(app: TableApp) -> set[str]:
-    """The hot keys the footer offers now."""
-    return {key for key in app.screen.active_bindings if key in HOT_KEYS}
+    """The hot keys the footer shows now (its keys as drawn, not only the bindings behind them)."""
+    keys = app.screen.query_one(Footer).query("FooterKey")
+    return {str(getattr(key, "key", "")) for key in keys} & HOT_KEYS
 
 
 def menu(app: TableApp) -> list[str]:
@@ -307,3 +308,56 @@ def test_the_players_pane_counts_one_chip_and_several_in_words() -> None:
         assert "1 chip" in players and "1 chips" not in players and "2 chips" in players
 
     run_app(scout_match(["1/2 3/4", "5/6 7/8", "9/1 2/5"], chips=[1, 2, 0]), scenario)
+
+
+def test_the_scout_hand_keys_leave_the_footer_with_your_keep() -> None:
+    """Another player decided first (the options shown then are what a late key meant): once
+    your own keep lands, ``f`` and ``k`` are gone at once, not a race window later."""
+    async def scenario(pilot: Pilot[Any], app: TableApp, session: LocalSession) -> None:
+        assert session.step()  # cpu 1 turns or keeps its hand
+        await refresh(pilot, app)
+        assert shown_keys(app) == {"f", "k"}
+        await pilot.press("k")
+        await pilot.pause()
+        assert "You keep your hand as dealt" in log_text(app)
+        assert shown_keys(app) == set()
+
+    run_app(Match(ScoutConfig(players=3), b"tui-flip"), scenario)
+
+
+def test_a_lost_races_key_leaves_the_footer_when_its_moment_is_over() -> None:
+    """A key whose chance another seat took stays a moment (pressed then, it is told as a lost
+    race), and leaves the footer by itself once that moment is over, with nothing else moving."""
+    now = [100.0]
+    state: dict[str, Any] = {"turn": 1, "jump": True, "laid_by": 3, "colour": "R"}
+
+    async def scenario(pilot: Pilot[Any], app: TableApp, session: LocalSession) -> None:
+        assert shown_keys(app) == {"j"}  # R5 on R5: ours to jump in with
+        assert session.step()  # cpu 1 plays: the jump-in is gone
+        await refresh(pilot, app)
+        assert "j" not in {str(a) for a in app.controller.options().jump} and shown_keys(app) == {"j"}
+        now[0] += RACE_WINDOW + 0.5
+        await pilot.pause(0.3)  # the table's own tick, nothing else
+        assert shown_keys(app) == set()
+
+    run_app(solo_match(["R5 G3 B2", "R1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], discard="R2 R5", **state), scenario,
+            clock=lambda: now[0])
+
+
+def test_the_pending_penalty_is_not_shown_once_the_match_is_over() -> None:
+    def table(over: bool) -> str:
+        match = solo_match(["", "G1 G2", "B1 B3", "Y1"] if over else ["R7", "G1 G2", "B1 B3", "Y1"],
+                           discard="R5 Rd2 Gd2", penalty=4, penalty_kind="d2", turn=1,
+                           winner=0 if over else None)
+        match.totals = [0, 520, 480, 470]  # over the threshold once the round is won
+        seen: list[str] = []
+
+        async def scenario(pilot: Pilot[Any], app: TableApp, session: LocalSession) -> None:
+            assert session.is_over() == over
+            seen.append(str(app.query_one("#table", Static).render()))
+
+        run_app(match, scenario)
+        return seen[0]
+
+    assert "penalty pending: 4 cards" in table(over=False)
+    assert "penalty" not in table(over=True)

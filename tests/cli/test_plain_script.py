@@ -4,6 +4,7 @@ The same --seed deals the same cards with and without the network."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -81,3 +82,39 @@ def test_a_line_typed_ahead_is_held_and_said_so() -> None:
     said = out.getvalue().splitlines()
     assert "(held until your seat may act: R7)" in said
     assert said.index("(held until your seat may act: R7)") < said.index("You play R7")
+
+
+class Terminal(io.StringIO):
+    """Output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_plain_rings_the_bell_as_your_turn_comes_on_a_terminal_only() -> None:
+    from cardtable.cli.controller import Controller, LocalSession
+    from cardtable.cli.plain import PlainClient
+    from tests.cli.test_client_controller import solo_match
+
+    for out, bell, rings in ((Terminal(), True, 1), (io.StringIO(), True, 0), (Terminal(), False, 0)):
+        session = LocalSession(solo_match(["R7 G3", "R1 G1", "R2 B1", "R3 Y1"], turn=1), 0, "heuristic")
+        client = PlainClient(Controller(session, bell=bell), out, io.StringIO(), bot_delay=0.0)
+        for _ in range(5):  # cpu 1, 2 and 3 move, then it is your turn (and stays so)
+            client.poll()
+        assert "your turn (seat 0)" in out.getvalue()
+        assert out.getvalue().count("\a") == rings, (bell, out.isatty())
+
+
+def test_plain_view_shows_no_pending_penalty_once_the_match_is_over() -> None:
+    from cardtable.cli.controller import Controller, LocalSession
+    from cardtable.cli.plain import PlainClient
+    from tests.cli.test_client_controller import solo_match
+
+    for over in (False, True):
+        match = solo_match(["" if over else "R7", "G1 G2", "B1 B3", "Y1"], discard="R5 Rd2 Gd2", penalty=4,
+                           penalty_kind="d2", turn=1, winner=0 if over else None)
+        match.totals = [0, 520, 480, 470]
+        out = io.StringIO()
+        controller = Controller(LocalSession(match, 0, "heuristic"))
+        PlainClient(controller, out, io.StringIO(), bot_delay=None).view()
+        assert ("penalty 4 pending" in out.getvalue()) == (not over), out.getvalue()

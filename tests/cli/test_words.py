@@ -21,3 +21,12 @@ def test_gifts_and_pass_hands_read_as_english() -> None:
     for seat in (0, 2):
         said = words(Note("pass", seat, "", {"count": 3}), 0, NAMES)
         assert said == "Every hand passes on to the next player (3 hands)"
+
+
+def test_a_players_name_that_begins_an_event_keeps_its_case() -> None:
+    """An event the client has no words for is told in the engine's words, capitalized, except
+    when a player's name begins it (``bea left: ...`` stays bea)."""
+    names = ["you", "bea", "cpu 2"]
+    text = "bea left: the other machines rebuild its part of the deal"
+    assert words(Note("rebuild", None, text), 0, names) == text
+    assert words(Note("dealt", None, "the cards are dealt"), 0, names) == "The cards are dealt"
