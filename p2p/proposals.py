@@ -33,6 +33,11 @@ BURST = 40.0  # ... and at once
 CENSOR_AFTER = 3.0  # seconds a proposal may wait for a live sequencer to append it
 
 
+def shows_cards(payload: list[Any]) -> bool:
+    """A hidden-hands move that carries its cards' proofs (``["keys", seat, action, opens]``)."""
+    return bool(payload) and payload[0] == "keys" and len(payload) == 4
+
+
 @dataclass
 class Own:
     """One of this peer's proposals, kept until it shows in the committed log."""
@@ -85,13 +90,22 @@ class Proposals(PeerState):
         return any(o.payload[0] == kind for o in self.queue)
 
     def _sequence_queue(self) -> None:
-        """The sequencer appends its own pending proposals, strictly in their order."""
+        """The sequencer appends its own pending proposals, strictly in their order (a move that
+        shows cards once the log is all applied, and only if the rules allow it then)."""
         done = self.log_seqs.get((self.key, self.incarnation), 0)
-        for own in self.queue:
+        for own in list(self.queue):
             if own.seq <= done:
                 continue
             if own.payload[0] in MEMBER_KINDS and not self._may_change_members(own.payload):
                 return
+            if shows_cards(own.payload):
+                if len(self.log) != self.commit_index:
+                    return
+                reason = self.table.refusal(self.key, own.payload)
+                if reason:  # never in the log: its cards stay hidden
+                    self.queue.remove(own)
+                    self._event("refused", index=None, kind=own.payload[0], reason=reason)
+                    continue
             self._sequence(own.proposal, own.sig, own.decoded)
 
     def _send_head(self) -> None:
@@ -183,9 +197,12 @@ class Proposals(PeerState):
         return p.incarnation in known or (p.author, p.incarnation) in self.log_seqs
 
     def _out_of_bounds(self, p: Proposal) -> str:
-        """Why the sequencer will not append a member's proposal now ("" if it will)."""
+        """Why the sequencer will not append a member's proposal now ("" if it will). A move that
+        shows cards waits until the log is all applied: the rules judge it where it would go."""
         if not self._known_incarnation(p):
             return "unknown incarnation"
+        if shows_cards(p.payload) and len(self.log) != self.commit_index:
+            return "a move that shows cards waits for the log to be applied"
         if self.table.refusal(p.author, p.payload):
             return "refused by the rules"
         if sum(1 for e in self.log[self.commit_index:] if e.decoded.author == p.author) >= MAX_PENDING:

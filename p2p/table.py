@@ -8,6 +8,7 @@ part the ordering layer also needs over not-yet-committed entries: who is a memb
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -325,6 +326,8 @@ class TableState:
             return "" if ok else "that seat is not the author's to take back"
         if kind in HIDDEN_KINDS:
             ok = self.hidden is not None and author in self.roster.members
+            if ok and kind == "keys" and len(payload) == 4:
+                return self.play_refusal(author, payload)
             return "" if ok else "no hidden deal is under way"
         if kind == "act":
             target = payload[1]
@@ -347,6 +350,38 @@ class TableState:
                 return "not a legal action now"
             return ""
         return "not proposable"
+
+    def play_refusal(self, author: bytes, payload: list[Any]) -> str:
+        """Why a move that shows cards (``["keys", seat, action, opens]``) would be refused if it were
+        applied now ("" if it would not be), tried on a copy of the view with its cards put in:
+        the sequencer appends such a move only when its log is all applied and this says "", so
+        that a move the rules refuse (a jump-in that lost its race) never puts its cards' proofs in
+        the log (docs/hidden-hands.md, section 9)."""
+        h, match = self.hidden, self.match
+        if h is None or match is None or self.phase != PLAYING or h.stage != PLAY:
+            return "no cards are in play"
+        try:
+            seat, text, opens = payloads.read_play(payload)
+        except DeckError as err:
+            return str(err)
+        if seat >= len(self.seats):
+            return f"there is no seat {seat}"
+        owner = self.seats[seat]
+        if (owner.owner if owner.controller == HUMAN else self.bot_runner(None)) != author:
+            return f"the author does not control seat {seat}"
+        try:
+            action = h.parse(text)
+            proven = h.prove(h.shown(seat, action), opens)
+            if isinstance(proven, str):
+                return proven
+            if match.awaiting or match.is_over():
+                return "no round is being played"
+            trial = copy.deepcopy(match.state)
+            if not h.put_public(trial, seat, action, proven):
+                trial.apply(seat, action)
+        except (IllegalAction, ParseError, DeckError, ValueError) as err:
+            return str(err) or type(err).__name__
+        return ""
 
     # --- applying --------------------------------------------------------------------------------
     def apply(self, entry: Entry) -> Applied:

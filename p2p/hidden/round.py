@@ -165,8 +165,15 @@ class HiddenRound:
     # --- moves -----------------------------------------------------------------------------------
     def check_opens(self, shown: Sequence[int],
                     opens: Sequence[PublicOpen]) -> str | dict[int, tuple[int, int]]:
+        """``prove``, and the proven cards are public from now on."""
+        out = self.prove(shown, opens)
+        if not isinstance(out, str):
+            self.public.update(out)
+        return out
+
+    def prove(self, shown: Sequence[int], opens: Sequence[PublicOpen]) -> str | dict[int, tuple[int, int]]:
         """The proven cards by slot (``card``, orientation bit), or why the proofs do not do:
-        ``opens`` must prove exactly the ``shown`` slots not shown before."""
+        ``opens`` must prove exactly the ``shown`` slots not shown before. Changes nothing."""
         need = {slot for slot in shown if slot not in self.public}
         given = {o.slot: o for o in opens}
         if set(given) != need or len(given) != len(opens):
@@ -176,8 +183,6 @@ class HiddenRound:
             if not self.ready(slot) or not check_open(proof, self.slot_point(slot), self.points):
                 return f"the proof for slot {slot} does not hold"
             out[slot] = (proof.card, orientation(self.table_id, slot, proof.key))
-        for slot, (card, bit) in out.items():
-            self.public[slot] = (card, bit)
         return out
 
     # --- the audit -------------------------------------------------------------------------------
