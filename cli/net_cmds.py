@@ -23,6 +23,7 @@ import click
 from cardtable.ai.bots import parse_bot_spec
 from cardtable.cli.options import (
     auto_option,
+    bell_option,
     bot_delay_option,
     broadcast_option,
     debug_bots_option,
@@ -215,12 +216,13 @@ def _table_list(heard: list[Any]) -> str:
 @verbose_option
 @plain_option
 @turn_clock_option
+@bell_option
 def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str,
          debug_bots: Path | None, pool: int | None, threshold: int | None, rounds: int | None,
          rules: tuple[str, ...], deal: str | None, passphrase: str | None, port: int,
          auto: str | None, home: Path | None, fresh: bool, takeover: float, bot_delay: float,
          forget_calls: float, linger: float, discovery_port: int, broadcast: tuple[str, ...], verbose: bool,
-         plain: bool, turn_clock: float | None) -> None:
+         plain: bool, turn_clock: float | None, bell: bool | None) -> None:
     """Open a table for GAME (solo or scout) on the LAN and play it.
 
     The table is announced by beacons; people join with 'cardtable join'. With --auto the
@@ -238,7 +240,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     deal = deal or "hidden"
     ctx = _Context(home, passphrase, auto, bots, takeover, bot_delay, linger, port, discovery_port, broadcast,
                    verbose)
-    ctx.client = _client(auto, plain, turn_clock, home)
+    ctx.client = _client(auto, plain, turn_clock, home, bell)
     if ctx.client is not None or debug_bots is not None:  # a full-screen table would paint over stderr
         keep_logs(ctx.home.path, debug_bots, stderr=ctx.client is not None)
     peer = ctx.resume_or_none(fresh, name, hosting=True)
@@ -286,10 +288,11 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 @verbose_option
 @plain_option
 @turn_clock_option
+@bell_option
 def join(table: str | None, player: str | None, old_name: str | None, passphrase: str | None,
          auto: str | None, debug_bots: Path | None, seconds: float, port: int, home: Path | None, fresh: bool,
          takeover: float, bot_delay: float, linger: float, discovery_port: int, broadcast: tuple[str, ...],
-         verbose: bool, plain: bool, turn_clock: float | None) -> None:
+         verbose: bool, plain: bool, turn_clock: float | None, bell: bool | None) -> None:
     """Take a seat at TABLE and play it.
 
     TABLE is a table's name or id prefix as 'cardtable tables' shows them, HOST:PORT, or
@@ -309,7 +312,7 @@ def join(table: str | None, player: str | None, old_name: str | None, passphrase
     _check_name(name, "--player")
     ctx = _Context(home, passphrase, auto, "heuristic", takeover, bot_delay, linger, port, discovery_port,
                    broadcast, verbose)
-    ctx.client = _client(auto, plain, turn_clock, home)
+    ctx.client = _client(auto, plain, turn_clock, home, bell)
     if ctx.client is not None or debug_bots is not None:  # a full-screen table would paint over stderr
         keep_logs(ctx.home.path, debug_bots, stderr=ctx.client is not None)
     peer = ctx.resume_or_none(fresh, table)
@@ -615,14 +618,14 @@ def _auto(auto: str | None) -> str | None:
     return auto
 
 
-def _client(auto: str | None, plain: bool, turn_clock: float | None,
-            home: Path | None) -> Callable[[Any, Any, float], Any] | None:
+def _client(auto: str | None, plain: bool, turn_clock: float | None, home: Path | None,
+            bell: bool | None) -> Callable[[Any, Any, float], Any] | None:
     """The terminal client for a seat without --auto (the Textual table, or --plain line mode)."""
     if auto is not None:
         return None
     from cardtable.cli.play_cmd import net_client
 
-    return net_client(plain, turn_clock, home)
+    return net_client(plain, turn_clock, home, bell)
 
 
 def _check_bot(spec: str, hint: str) -> None:

@@ -199,6 +199,10 @@ verbose_option = click.option("--verbose", "-v", is_flag=True, help="Print every
 plain_option = click.option("--plain", is_flag=True,
                             help="Line mode instead of the full-screen table: type actions in the text "
                                  "notation (R7, wild:B, show:2-4 ...), read events line by line.")
+bell_option = click.option("--bell/--no-bell", default=None,
+                           help="Ring the terminal bell, and say so in the window title, when your turn "
+                                "comes [default: the bell setting ('cardtable config bell'), else on at a "
+                                "LAN table (host, join) and off for play].")
 turn_clock_option = click.option("--turn-clock", type=click.FloatRange(1, 3600), default=None,
                                  metavar="SECONDS",
                                  help="Seconds you have for each move; when they run out, a computer player "

@@ -26,6 +26,7 @@ from cardtable.ai.bots import make_bot, with_forget
 from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession, Note
 from cardtable.cli.options import (
     again,
+    bell_option,
     bot_delay_option,
     debug_bots_option,
     edition_option,
@@ -82,6 +83,7 @@ Examples:
 @debug_bots_option
 @plain_option
 @turn_clock_option
+@bell_option
 @bot_delay_option
 @forget_calls_option
 @seed_option
@@ -93,8 +95,8 @@ Examples:
               help="Play in this process, without the p2p stack and its sockets (no log is kept).")
 def play(game: str | None, players: int, edition: str | None, pool: int | None, threshold: int | None,
          rounds: int | None, bots: str | None, debug_bots: Path | None, plain: bool, turn_clock: float | None,
-         bot_delay: float, forget_calls: float, seed: int | None, home: Path | None, rules: tuple[str, ...],
-         resume: bool, no_network: bool) -> None:
+         bell: bool | None, bot_delay: float, forget_calls: float, seed: int | None, home: Path | None,
+         rules: tuple[str, ...], resume: bool, no_network: bool) -> None:
     """Play GAME (solo or scout) against computer players, with no setup.
 
     You take seat 0; the others are computer players. The table runs through the same p2p
@@ -117,7 +119,8 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
     spec = play_bots(bots, kept_players, kept_game or "solo", forget_calls)
     keep_logs(play_home, debug_bots)
     if resume:
-        digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home, home))
+        digest = asyncio.run(_play_on_loopback(None, spec, plain, turn_clock, bot_delay, 0, play_home, home,
+                                               bell))
     else:
         assert game is not None
         config = make_config(game, players, edition,
@@ -133,11 +136,11 @@ def play(game: str | None, players: int, edition: str | None, pool: int | None, 
 
             session: Any = LocalSession(Match(config, private_table_seed(config, seed)), 0, spec)
             digest = asyncio.run(run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                             bot_delay=bot_delay, bots=spec, home=home))
+                                             bot_delay=bot_delay, bots=spec, home=home, bell=bell))
         else:
             kept = None if resuming else config
             digest = asyncio.run(_play_on_loopback(kept, spec, plain, turn_clock, bot_delay, seed, play_home,
-                                                   home))
+                                                   home, bell))
     if digest:
         click.echo(f"digest: {digest}")
 
@@ -226,7 +229,8 @@ def offer_resume(play_home: Path, plain: bool, home: Path | None = None) -> bool
 
 
 async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: float | None, bot_delay: float,
-                            seed: int, play_home: Path, home: Path | None = None) -> str | None:
+                            seed: int, play_home: Path, home: Path | None = None,
+                            bell: bool | None = None) -> str | None:
     """Play on a private loopback table whose log is kept in ``play_home`` (``play/`` in
     ``home``, the --home given); ``config`` None resumes the unfinished one kept there."""
     from cardtable.p2p.node import Home, Node
@@ -263,7 +267,7 @@ async def _play_on_loopback(config: Any, bots: str, plain: bool, turn_clock: flo
         if not await node.wait_for(lambda: peer.table.match is not None, START_WAIT):
             raise click.ClickException(f"the table did not start within {START_WAIT:g} s")
         return await run_session(session, plain=plain, turn_clock=turn_clock, linger=0.0,
-                                 resume_hint=resume, bots=bots, home=home)
+                                 resume_hint=resume, bots=bots, home=home, bell=bell)
     finally:
         await node.close()
 
@@ -311,8 +315,8 @@ def private_table_seed(config: Any, seed: int) -> bytes:
     raise click.ClickException("the private table did not agree on a seed")  # pragma: no cover
 
 
-def net_client(plain: bool, turn_clock: float | None,
-               home: Path | None = None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
+def net_client(plain: bool, turn_clock: float | None, home: Path | None = None,
+               bell: bool | None = None) -> Callable[[Any, Any, float], Awaitable[str | None]]:
     """The interactive client for ``host``/``join``: plays ``peer``'s seat on ``node`` (the
     table in the theme kept in ``home``, the --home given).
 
@@ -324,21 +328,24 @@ def net_client(plain: bool, turn_clock: float | None,
 
     async def client(node: Any, peer: Any, linger: float) -> str | None:
         return await run_session(NetSession(node, peer), plain=plain, turn_clock=turn_clock, linger=linger,
-                                 resume_hint="the same command", bots=str(peer.bots_spec), home=home)
+                                 resume_hint="the same command", bots=str(peer.bots_spec), home=home,
+                                 bell=bell)
 
     return client
 
 
 async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
                       bot_delay: float | None = None, resume_hint: str | None = None,
-                      bots: str | None = None, home: Path | None = None) -> str | None:
+                      bots: str | None = None, home: Path | None = None,
+                      bell: bool | None = None) -> str | None:
     """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
 
     ``resume_hint``: the table is kept on disk, and this command resumes it, so closing the
     client without leaving is worth a word on how to come back. ``bots``: the table's bot spec
     (its programs' stderr files and faults are told at the table). ``home``: the --home given
-    (the table takes the theme kept there)."""
-    controller = Controller(session, turn_clock=turn_clock)
+    (the table takes the theme kept there). ``bell``: --bell/--no-bell (None: the table's own
+    default, ``Controller.bell``)."""
+    controller = Controller(session, turn_clock=turn_clock, bell=bell)
     if bots is not None:
         tell_faults(lambda text: session._emit(Note("table", None, text)), session.names,
                     lambda: [s for s, c in enumerate(session.controllers()) if c != "human"], bots)

@@ -1,5 +1,5 @@
 """The player's settings, kept in ``settings.toml`` in the config dir (``--home``, else
-``$CARDTABLE_HOME`` or the platform's): ``name``, ``theme``, ``bots``, ``bot_delay``.
+``$CARDTABLE_HOME`` or the platform's): ``name``, ``theme``, ``bots``, ``bot_delay``, ``bell``.
 ``cardtable config`` shows and sets them; they are the defaults of the options they stand for
 (``defaults``: click's default map; a command with ``--home`` reads the settings of that dir),
 and a command-line option still wins.
@@ -53,11 +53,18 @@ def _delay(text: str) -> float:
     return value
 
 
+def _on_off(text: str) -> bool:
+    if text.lower() not in ("on", "off", "true", "false"):
+        raise ValueError(f"the bell is on or off, not {text!r}")
+    return text.lower() in ("on", "true")
+
+
 KEYS: dict[str, tuple[Callable[[str], Any], str]] = {
     "name": (_name, "your name at a table you join (join --player)"),
     "theme": (_theme, "the table's colour theme (Textual's themes, e.g. nord, gruvbox, textual-light)"),
     "bots": (_bots, "the computer players of play and host (--bots)"),
     "bot_delay": (_delay, "the computer players' reaction time in seconds (--bot-delay)"),
+    "bell": (_on_off, "on or off: the bell and the window title when your turn comes (--bell/--no-bell)"),
 }
 """Each setting: how a typed value is checked, and what it is for."""
 
@@ -101,7 +108,8 @@ def defaults(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out["join"]["player"] = settings["name"]
     if "bots" in settings:
         out["play"]["bots"] = out["host"]["bots"] = settings["bots"]
-    if "bot_delay" in settings:
-        for command in out.values():
-            command["bot_delay"] = settings["bot_delay"]
+    for key in ("bot_delay", "bell"):
+        if key in settings:
+            for command in out.values():
+                command[key] = settings[key]
     return {command: options for command, options in out.items() if options}
