@@ -44,6 +44,7 @@ def test_config_sets_shows_and_unsets(capsys: pytest.CaptureFixture[str], home: 
     ("theme", "neon", "no theme 'neon': choose from"),
     ("bots", "nosuchbot", "unknown bot 'nosuchbot'"),
     ("name", "x" * 33, "1 to 32 characters"),
+    ("bell", "loud", "the bell is on or off"),
 ])
 def test_a_bad_value_is_refused_in_one_line(capsys: pytest.CaptureFixture[str], home: Path, key: str,
                                             value: str, fragment: str) -> None:
@@ -111,3 +112,13 @@ def test_stats_counts_my_finished_games_by_game_and_edition(
 def test_stats_without_games_says_so(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     code, out, _ = run(capsys, "stats")
     assert code == 0 and out.startswith("no games of yours kept in")
+
+
+def test_the_bell_setting_is_every_commands_default_and_the_option_wins(capsys: pytest.CaptureFixture[str],
+                                                                         home: Path) -> None:
+    assert run(capsys, "config", "bell", "off")[0] == 0
+    assert settings.load()["bell"] is False
+    assert all(command.get("bell") is False for command in settings.defaults(settings.load()).values())
+    for command in ("play", "host", "join"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and "--bell / --no-bell" in out, command
