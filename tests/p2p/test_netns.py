@@ -166,3 +166,31 @@ def test_a_match_on_a_lossy_virtual_lan(lan: Lan, lan_procs: Procs, tmp_path: Pa
     received, dropped = map(sum, zip(*(lan.counters(ns) for ns in lan.peers), strict=True))
     assert received > 500, received
     assert 0.12 < dropped / received < 0.28, (dropped, received)
+
+
+@pytest.fixture
+def clean_lan() -> Iterator[Lan]:
+    yield from built_lan(0)
+
+
+def test_a_whole_hidden_scout_match_on_a_clean_virtual_lan_names_nobody(clean_lan: Lan, lan_procs: Procs,
+                                                                          tmp_path: Path) -> None:
+    """Four honest machines, no loss, a whole SCOUT match (four rounds, each dealt with hidden hands):
+    every round is played and scored, nobody is named or voided, no seat goes to a computer
+    player (issue 35: live at 0% loss, both matches tried named an honest member)."""
+    common = ["--auto", "heuristic", "--linger", "4"]
+    host = lan_procs.cardtable("host", "host", "scout", "--name", "clean", "--players", str(PEERS),
+                               "--home", str(tmp_path / "h"), *common,
+                               prefix=["ip", "netns", "exec", clean_lan.peers[0]])
+    wait_until(lambda: "waiting for" in host.err or host.popen.poll() is not None, 30, "the table")
+    joiners = [lan_procs.cardtable(f"join{i}", "join", "clean", "--player", f"j{i}", "--seconds", "15",
+                                   "--home", str(tmp_path / f"j{i}"), *common,
+                                   prefix=["ip", "netns", "exec", clean_lan.peers[i]])
+               for i in range(1, PEERS)]
+    everyone = [host, *joiners]
+    for proc in everyone:
+        assert proc.wait(240) == 0, f"{proc.name} failed:\n{proc.err[-3000:]}"
+    assert len({proc.digest() for proc in everyone}) == 1
+    for proc in everyone:
+        assert all(f"round {n} ends" in proc.err for n in range(1, PEERS + 1)), proc.err[-2000:]
+        assert " is void" not in proc.err and "goes to a computer player" not in proc.err, proc.err[-3000:]
