@@ -153,6 +153,11 @@ class BaseSession:
         """Whether the match is over and this seat may still agree to a rematch."""
         return False
 
+    def table_settings(self) -> tuple[Any, int] | None:
+        """The host's, in the lobby: the table's config and its computer seats now (the options
+        form); None where this seat sets no options."""
+        return None
+
     def rematch_wanted(self) -> bool:
         """Whether someone at the table agreed to a rematch of the match just over."""
         return False
@@ -599,7 +604,13 @@ class NetSession(BaseSession):
 
     def options(self) -> str:
         t = self.peer.table
-        return "" if t.config is None else str(t.config.describe())
+        return "" if t.config is None else f"{t.config.describe()} · {match_length(t.config.to_dict())}"
+
+    def table_settings(self) -> tuple[Any, int] | None:
+        t = self.peer.table
+        if not self.hosts() or t.config is None:
+            return None
+        return t.config, sum(1 for s in t.seats if s.controller == "cpu")
 
     def rematch_wanted(self) -> bool:
         return not self.keep and not self.peer.left and self.peer.table.phase == "over" \
@@ -668,6 +679,20 @@ def _shown(name: str) -> str:
     from cardtable.p2p.chat import printable
 
     return printable(name)
+
+
+def match_length(cfg: Mapping[str, Any]) -> str:
+    """How a match of config ``cfg`` (its ``to_dict()`` form) is won and when it ends, in a few
+    words (the scoring line of the table, the Options line of the lobby)."""
+    if cfg.get("game") == "scout":
+        return f"highest total wins after {plural(cfg['players'], 'round')}"
+    if cfg.get("scoring") == "penalty":
+        rule = f"penalty points: lowest total wins, ends at {cfg['threshold']} points"
+    else:
+        rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
+    if cfg.get("rounds"):
+        rule += f" (or after {plural(cfg['rounds'], 'round')})"
+    return rule
 
 
 def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -1365,10 +1390,14 @@ class Controller:
             lines.append(f"The match starts when {plural(free, 'more player')} {verb} joined.")
             if session.hosts():
                 lines.append("You host: start now (computer players take the free seats), free a seat "
-                             "or change the options (start, free N, set KEY=VALUE).")
+                             "or change the options (start, free N, set KEY=VALUE; set alone lists them).")
         else:
             lines.append(session.status().capitalize() + ".")
         return lines
+
+    def freeable(self) -> list[tuple[int, str]]:
+        """The seats another player holds (the host may free them in the lobby): seat, name."""
+        return [(s, who) for s, (who, how) in enumerate(self.session.seat_holders()) if how == "player"]
 
     def scoring_line(self) -> str:
         """How the match is scored and who leads, in a few words (always on screen)."""
@@ -1378,14 +1407,7 @@ class Controller:
         cfg = obs["config"]
         totals = list(obs["totals"])
         lowest = obs["game"] == "solo" and cfg.get("scoring") == "penalty"
-        if obs["game"] == "scout":
-            rule = f"highest total wins after {cfg['players']} rounds"
-        elif lowest:
-            rule = f"penalty points: lowest total wins, ends at {cfg['threshold']}"
-        else:
-            rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
-        if cfg.get("rounds"):
-            rule += f" (or after {plural(cfg['rounds'], 'round')})"
+        rule = match_length(cfg)
         best = min(totals) if lowest else max(totals)
         if not totals or all(t == best for t in totals):
             return f"{rule} · all level"

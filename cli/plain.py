@@ -15,8 +15,8 @@ the search rates clearly worse than another, ``cardtable review``), ``rules``, `
 ``catch``, ``protect``, ``leave``; at a LAN table ``say TEXT`` and ``emote NAME`` talk to the
 table (``hi``, ``gg``, ``nice``, ``wow``, ``oops``, ``thinking``), and what others say is
 printed as ``NAME: text``; ``rematch`` agrees to play again once the match is over, and the host
-has ``start``, ``free N`` and ``set KEY=VALUE`` in the lobby (``cli/table_controls.py``). Bad input gets one
-line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
+has ``start``, ``free N`` and ``set KEY=VALUE ...`` in the lobby (``cli/table_controls.py``). Bad
+input gets one line on stderr and the prompt again. Lines are queued: an action waits until the seat may make
 it, so a piped script plays its moves as its turns come (each line is echoed when it is used).
 End of input, once the lines before it are used, leaves the game: at a LAN table a computer
 player takes the seat; a ``play`` match is kept for ``play --resume``.
@@ -45,7 +45,7 @@ HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswa
         "rules, jump, catch, protect, leave; at a LAN table: say TEXT, emote NAME ("
         + " ".join(EMOTES) + "), rematch (once the match is over: play again, same seats); the host in "
         "the lobby: start (computer players take the free seats), free N (free seat N), set KEY=VALUE "
-        "(players, cpu, a rules option)")
+        "(players, cpu, a rules option; several at once: set players=3 cpu=1; set alone lists the keys)")
 CONTROLS = frozenset(table_controls.WORDS)
 """Words of the host's lobby controls and the rematch (the rest of the line is their argument)."""
 TALK = frozenset({"say", "emote"})

@@ -18,6 +18,11 @@ _KEYS = [
     ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
     ("", "`h`", "a hint: what the search would do"),
     ("", "`v`", "once a round has ended: your moves in it that the search rates clearly worse"),
+    ("", "`t`", "at a LAN table: talk to the table (Enter says it, Esc takes it back)"),
+    ("", "`n` / `x` / `o`", "the host, in the lobby: start now (computer players in the free seats) / "
+                            "free a seat (choose which) / the options form (players, computer seats, how "
+                            "long the match runs, the rules options; Enter sets them, Esc cancels)"),
+    ("", "`r`", "once the match is over: agree to a rematch"),
     ("", "`?` or F1", "these rules and keys (Esc closes)"),
     ("", "`q`", "leave (twice: at a LAN table a computer player takes your seat; `play` keeps the match)"),
 ]

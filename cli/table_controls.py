@@ -1,5 +1,6 @@
 """The host's lobby controls and the rematch in a client's words (``--plain`` and the table view):
-``start``, ``free N``, ``set KEY=VALUE`` (a config option, or ``cpu``: the computer seats),
+``start``, ``free N``, ``set KEY=VALUE ...`` (a config option, or ``cpu``: the computer seats; several
+at once, e.g. ``set players=3 cpu=1``, one entry for them all; ``set`` alone lists the keys),
 ``unwatch N|NAME`` (the host frees a spectator place) and ``rematch``. A word the table would
 refuse comes back from the peer as a ``refused`` event."""
 
@@ -45,6 +46,31 @@ def setting(config: Any, cpu: int, text: str) -> tuple[Any, int] | str:
         return str(err)
 
 
+def keys(config: Any) -> list[str]:
+    """The keys ``set`` takes: ``cpu``, then the config's options (the game and its edition, a
+    name for a preset, are not options to set)."""
+    return ["cpu", *(f.name for f in dataclasses.fields(config) if f.name not in ("game", "edition"))]
+
+
+def settings(config: Any, cpu: int, text: str) -> tuple[Any, int] | str:
+    """The config and computer seats after ``KEY=VALUE KEY=VALUE ...`` (each by ``setting``, in
+    order), or the first reason one is not a setting; ``""``: the keys and their values now."""
+    if not text.strip():
+        now = ", ".join(f"{key}={_shown(config, cpu, key)}" for key in keys(config))
+        return f"set KEY=VALUE (several at once too): {now}"
+    for pair in text.split():
+        asked = setting(config, cpu, pair)
+        if isinstance(asked, str):
+            return asked
+        config, cpu = asked
+    return config, cpu
+
+
+def _shown(config: Any, cpu: int, key: str) -> str:
+    value = cpu if key == "cpu" else getattr(config, key)
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
 def control(node: Any, peer: Any, word: str, rest: str) -> str | None:
     """Use one control word (``WORDS``); a problem in words, or None when it went to the table."""
     t = peer.table
@@ -65,7 +91,7 @@ def control(node: Any, peer: Any, word: str, rest: str) -> str | None:
         node.control("free_spectator", rest.strip())
     elif word == "set":
         cpu = sum(1 for s in t.seats if s.controller == "cpu")
-        asked = setting(t.config, cpu, rest)
+        asked = settings(t.config, cpu, rest)
         if isinstance(asked, str):
             return asked
         node.control("set_options", *asked)

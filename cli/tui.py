@@ -19,8 +19,9 @@ has ended) the review of your moves in the last one (``cli/help_screen.py``). At
 emotes); what everyone says shows in the log as ``NAME: text``.
 Before the match, the table panel is the lobby: the table's name, how others join, the options,
 the seats; the host alone has ``n`` (start now: computer players take the free seats), ``x``
-(free seat N) and ``o`` (set KEY=VALUE) there, and once a match is over ``r`` agrees to a
-rematch (``cli/table_controls.py``).
+(a small list of the seats others hold: Enter frees the one chosen) and ``o`` (the options
+form: players, computer seats, how long the match runs, the rules options) there, and once a
+match is over ``r`` agrees to a rematch (``cli/table_controls.py``, ``cli/lobby_forms.py``).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class TableApp(App[str | None]):
         Binding("v", "review", "Review"),
         Binding("t", "talk", "Talk"),
         Binding("n", "start_now", "Start now"),
-        Binding("x", "free_seat", "Free seat N"),
+        Binding("x", "free_seat", "Free a seat"),
         Binding("o", "options", "Options"),
         Binding("r", "rematch", "Rematch"),
         Binding("question_mark,f1", "rules", "Rules & keys", key_display="?"),
@@ -151,7 +152,6 @@ class TableApp(App[str | None]):
         self.tick_every = tick
         self._menu_key: tuple[Any, ...] = ()
         self._leave_asked = 0.0
-        self._control_line = False  # the open line is a host's control (free N, set KEY=VALUE), not talk
         self._seen_version = -1
         self.hint_text = ""
         self._status_text = ""
@@ -413,7 +413,7 @@ class TableApp(App[str | None]):
         if action == "talk":
             return c.session.talks() and not self._talking()
         if action in ("start_now", "free_seat", "options"):  # the host's, in the lobby only
-            return c.session.hosts() and not self._talking()
+            return c.session.hosts() and not self._talking() and (action != "free_seat" or bool(c.freeable()))
         if action == "rematch":
             return c.session.rematches()
         return True
@@ -465,15 +465,11 @@ class TableApp(App[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        control = self._control_line
         self._close_talk()
-        if text and control:  # the host's line: ``free N`` or ``set KEY=VALUE``
-            word, _, rest = text.partition(" ")
-            self._after(self.controller.session.control(word.lower(), rest.strip()))
-        elif text:
+        if text:
             self._after(self.controller.talk(text))
 
-    # --- the host's lobby controls and the rematch (cli/table_controls.py) ----------------------
+    # --- the host's lobby controls and the rematch (cli/table_controls.py, cli/lobby_forms.py) --
     def action_start_now(self) -> None:
         self._after(self.controller.session.control("start", ""))
 
@@ -481,21 +477,36 @@ class TableApp(App[str | None]):
         self._after(self.controller.session.control("rematch", ""))
 
     def action_free_seat(self) -> None:
-        self._open_control("free ")
+        """Ask which seat to free (the seats others hold), then free it."""
+        from cardtable.cli.lobby_forms import FreeSeatForm
+
+        seats = self.controller.freeable()
+        if not seats:
+            self._after("no other player holds a seat: there is none to free")
+            return
+
+        def chosen(seat: int | None) -> None:
+            if seat is not None:
+                self._after(self.controller.session.control("free", str(seat)))
+
+        self.push_screen(FreeSeatForm(seats), chosen)
 
     def action_options(self) -> None:
-        self._open_control("set ")
+        """The options form; what changed goes to the table as one ``set``."""
+        from cardtable.cli.lobby_forms import OptionsForm
 
-    def _open_control(self, start: str) -> None:
-        """Open the line with a control word in it (Enter sends it, Esc takes it back)."""
-        self.action_talk()
-        self._control_line = True
-        talk = self.query_one("#talk", Input)
-        talk.value = start
-        talk.cursor_position = len(start)
+        now = self.controller.session.table_settings()
+        if now is None:
+            self._after("only the host sets the options, in the lobby")
+            return
+
+        def chosen(text: str | None) -> None:
+            if text:
+                self._after(self.controller.session.control("set", text))
+
+        self.push_screen(OptionsForm(*now), chosen)
 
     def _close_talk(self) -> None:
-        self._control_line = False
         talk = self.query_one("#talk", Input)
         talk.value = ""
         talk.display = False

@@ -72,7 +72,7 @@ def test_the_scoring_and_the_leader_are_always_on_screen() -> None:
     anniversary = solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"])
     anniversary.totals = [54, 12, 80, 12]
     _, c = client(anniversary)
-    assert c.scoring_line() == ("penalty points: lowest total wins, ends at 500"
+    assert c.scoring_line() == ("penalty points: lowest total wins, ends at 500 points"
                                 " · leading: cpu 1, cpu 3 (12)")
     classic = solo_match(["R7 G3", "G1 G2 G6", "B1 B3 B4", "Y1 Y2 Y3"], edition="classic")
     classic.totals = [480, 500, 431, 499]

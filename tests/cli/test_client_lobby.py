@@ -78,7 +78,7 @@ def test_plain_prints_the_lobby() -> None:
     PlainClient(Controller(session), out, io.StringIO(), bot_delay=None).poll()
     lines = out.getvalue().splitlines()
     assert lines[:2] == ["Table 'kitchen'", "Others join with:  cardtable join kitchen"]
-    assert lines[2] == "Options: SOLO classic, 4 players"  # the host's changes show here too
+    assert lines[2] == "Options: SOLO classic, 4 players · pools of 500: highest pool wins, ends below 0"
     assert lines[3:7] == ["seat 0: you", "seat 1: free: waiting for a player",
                           "seat 2: free: waiting for a player", "seat 3: cpu 3 (computer player)"]
 

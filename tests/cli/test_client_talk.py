@@ -166,29 +166,3 @@ def test_replay_tells_the_talk_in_its_place(capsys: pytest.CaptureFixture[str], 
     said = [n for n, line in enumerate(told) if line.endswith(("kitchen: good luck", "bea is thinking..."))]
     assert len(said) == 2 and said[0] < said[1] < len(told) - 1
     assert told[said[0]].split()[0].isdigit()  # numbered like every entry told
-
-
-def test_the_hosts_o_and_x_lines_keep_their_control_word_as_the_host_types_on() -> None:
-    """``o`` opens the line with ``set `` in it and ``x`` with ``free ``: what the host types goes
-    after the word (the word is not selected, so typing does not replace it)."""
-    net = SimNet(5)
-    node = net.node("kitchen")
-    peer = net.host(node, scout.Config(players=4), 0, auto=None, bots="heuristic")
-    net.run_for(0.5)
-    seat = SimSeat(net, node)
-    session = NetSession(seat, peer)
-    sent: list[tuple[str, str]] = []
-    session.control = lambda word, rest: sent.append((word, rest)) or None  # type: ignore[method-assign]
-    app = TableApp(Controller(session), bot_delay=None)
-
-    async def main() -> None:
-        async with app.run_test(size=(160, 50)) as pilot:
-            await pilot.press("o")
-            await pilot.pause()
-            await pilot.press(*"players=3", "enter")
-            await pilot.press("x")
-            await pilot.pause()
-            await pilot.press("2", "enter")
-
-    asyncio.run(main())
-    assert sent == [("set", "players=3"), ("free", "2")]
