@@ -86,6 +86,8 @@ class Hint:
     action: str | None
     bot: str
     text: str
+    move: str | None = None
+    """The key of the action's first step in the moves list (``Controller.menu``)."""
 
 
 class BaseSession:
@@ -98,6 +100,7 @@ class BaseSession:
         self._backlog: list[Note] = []
         self._hint_bot: Bot | None = None
         self.hint_bot_name = ""
+        self._hint_names: list[str] = []
 
     # --- to implement ---------------------------------------------------------------------------
     @property
@@ -284,6 +287,7 @@ class BaseSession:
         obs, legal = self.observation(), self.legal()
         if obs is None or not legal:
             return None
+        self._hint_names = self.names()
         m = self.match()
         assert m is not None and self.seat is not None
         if self._hint_bot is None:
@@ -310,7 +314,12 @@ class BaseSession:
             name, note = CLOCK_BOT, f" ({self.hint_bot_name} failed: {err})"
         if action is None:
             return Hint(None, name, f"{name} would wait{note}")
-        return Hint(str(action), name, f"{name} would play {action}{note}")
+        try:
+            words = move_words(action, obs, self._hint_names)
+            move: str | None = Builder(obs["game"], [action], obs, self._hint_names).dims[0].keys(action)[0]
+        except Exception:  # noqa: BLE001 - words are a nicety: the notation then
+            words, move = f"play {action}", None
+        return Hint(str(action), name, f"{name} would {words}{note}", move)
 
 
 # --- an in-process match ---------------------------------------------------------------------------
@@ -985,6 +994,67 @@ def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], na
             "d2": "Draw 2"}.get(rank, "")
     text = f"{key} ({what})" if what else key
     return f"jump in with {text}" if jump and not key.startswith("prot") else f"play {text}"
+
+
+RANK_WORDS = {"pass": "Pass hands", "skip": "Skip", "rev": "Reverse", "d2": "Draw 2", "prot": "Protection"}
+"""The SOLO action cards a hint names (Wilds, Swap and Gift are told by what they do)."""
+
+
+def move_words(action: Any, obs: dict[str, Any], names: Sequence[str]) -> str:
+    """A whole move in words, as the moves list words its first step (a hint: ``play Bswap: swap
+    hands with cpu 2 (seat 2)``, ``show 5-6-7 (run of 3)``)."""
+    def who(t: int) -> str:
+        if t == obs.get("seat"):
+            return "you"
+        return f"{names[t]} (seat {t})" if t < len(names) else f"seat {t}"
+
+    if obs["game"] == "solo":
+        from cardtable.engine.solo.actions import Play
+
+        if not isinstance(action, Play):
+            return solo_move_label(str(action), obs, [action], names)
+        first = solo_move_label(action.card.text, obs, [action], names)
+        verb = "jump in with" if first.startswith("jump in") else "play"
+        text = f"{verb} {'+'.join(c.text for c in action.cards)}"
+        rank = action.card.rank
+        if len(action.cards) > 1:
+            text += " (multiples)"
+        if action.colour is not None:
+            text += f", naming {COLOUR_NAMES.get(action.colour, action.colour)}"
+        if rank == "swap" and action.target is not None:
+            text += f": swap hands with {who(action.target)}"
+        elif rank == "gift" and action.target is not None:
+            cards = " and ".join(c.text for c in action.gift) or "no card"
+            text += f": give {who(action.target)} {cards}"
+        elif rank in RANK_WORDS:
+            text += f" ({RANK_WORDS[rank]})"
+        return text + (" and call SOLO!" if action.call else "")
+    from cardtable.engine.scout.actions import Scout, ScoutShow, Show
+    from cardtable.engine.scout.cards import Card, parse_card
+    from cardtable.engine.scout.state import describe_show
+
+    hand = [parse_card(t) if t != "?" else Card(0, 0) for t in obs.get("hand", [])]
+    active = [parse_card(t) for t in obs.get("active", [])]
+
+    def scout_words(sc: Scout) -> tuple[str, list[Card]]:
+        card = active[0] if sc.end == "L" else active[-1]
+        card = card if card.up == sc.value else card.turned()
+        side = "left" if sc.end == "L" else "right"
+        return (f"scout {card} from the {side} end, into place {sc.pos}",
+                hand[:sc.pos] + [card] + hand[sc.pos:])
+
+    def show_words(sh: Show, cards: list[Card]) -> str:
+        return f"show {describe_show(cards[sh.first:sh.last + 1])}"
+
+    if isinstance(action, Show):
+        return show_words(action, hand)
+    if isinstance(action, Scout):
+        return scout_words(action)[0]
+    if isinstance(action, ScoutShow):
+        words, after = scout_words(action.scout)
+        return f"Scout & Show: {words}, then {show_words(action.show, after)}"
+    return {"flip": "flip: turn your whole hand around", "keep": "keep your hand as dealt",
+            "pass": "pass: end the round (voluntary pass)"}.get(str(action), str(action))
 
 
 def _scout_dims(b: Builder) -> list[_Dim]:

@@ -15,11 +15,12 @@ from cardtable.cli.rules import rules_text, table_keys
 
 
 class TextScreen(ModalScreen[None]):
-    """A scrolling page over the table, titled ``heading``; Esc, ``?``, F1 or ``q`` goes back."""
+    """A scrolling page covering the whole table (none of it shows behind), titled ``heading``;
+    Esc, ``?``, F1 or ``q`` goes back."""
 
     CSS = """
-    TextScreen { align: center middle; }
-    #help { width: 95%; height: 95%; border: round $accent; background: $surface; padding: 0 1; }
+    TextScreen { background: $surface; }
+    #help { width: 100%; height: 1fr; border: round $accent; background: $surface; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back to the table"),

@@ -206,7 +206,8 @@ class PlainClient:
         elif word in ("view", "look"):
             self.view()
         elif word == "hint":
-            self.say(f"hint: {c.session.hint().text}")
+            hint = c.session.hint()
+            self.say(f"hint: {hint.text}" + (f" (type {hint.action})" if hint.action else ""))
         elif word == "review":
             from cardtable.cli.review_cmd import session_review
 

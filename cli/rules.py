@@ -16,7 +16,7 @@ _KEYS = [
     ("solo", "`c`", "catch a player who did not call SOLO"),
     ("solo", "`p` / `d`", "play a Protection / decline"),
     ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
-    ("", "`h`", "a hint: what the search would do"),
+    ("", "`h`", "a hint: what the search would do, in words, and the cursor on that move in the list"),
     ("", "`v`", "once a round has ended: your moves in it that the search rates clearly worse"),
     ("", "`t`", "at a LAN table: talk to the table (Enter says it, Esc takes it back)"),
     ("", "`n` / `x` / `o`", "the host, in the lobby: start now (computer players in the free seats) / "

@@ -180,5 +180,26 @@ def fault_words(who: str, kind: str, example: dict[str, Any], stderr: Path | Non
     else:
         text = f"{who}'s bot failed ({error}): the heuristic bot moved for it"
     if stderr is not None and (kind == "stopped" or example.get("traceback")):
-        text += f" (its {'traceback' if example.get('traceback') else 'stderr'}: {stderr})"
+        last = last_line(stderr) if kind == "stopped" else ""
+        text += f" (its {'traceback' if example.get('traceback') else 'stderr'}: {stderr}" \
+            + (f", its last line: {last}" if last else "") + ")"
     return "bot fault: " + text + ("" if kind == "stopped" else "; the next ones are counted, not told")
+
+
+def last_line(path: Path, most: int = 160) -> str:
+    """The last line a program wrote to its stderr file, as a screen may show it (no terminal
+    escape, at most ``most`` characters); "" if there is none."""
+    from cardtable.p2p.chat import printable
+
+    try:
+        with path.open("rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - 4096))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = printable(lines[-1]).strip()
+    return line if len(line) <= most else line[:most - 1] + "…"

@@ -37,7 +37,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from cardtable.cli.cards import alarm, colour_in_force, scout_card, solo_card, top_card
 from cardtable.cli.controller import COLOUR_NAMES, Controller, Question, solo_windows
@@ -553,11 +553,18 @@ class TableApp(App[str | None]):
         self.run_worker(lambda: self._hint_done(self.controller.session.run_hint(*inputs)), thread=True)
 
     def _hint_done(self, hint: Any) -> None:
-        self.call_from_thread(self._show_hint, hint.text)
+        self.call_from_thread(self._show_hint, hint.text, hint.move)
 
-    def _show_hint(self, text: str) -> None:
+    def _show_hint(self, text: str, move: str | None = None) -> None:
+        """Say the hint in the status line and put the moves list's cursor on its move."""
         self.hint_text = text
         self._render_status()
+        moves = self.query_one("#moves", OptionList)
+        if move is not None and self.controller.builder is None:
+            try:
+                moves.highlighted = moves.get_option_index(move)
+            except OptionDoesNotExist:  # the table moved on: the move is no longer listed
+                pass
 
     def action_leave(self) -> None:
         c = self.controller

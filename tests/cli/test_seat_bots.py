@@ -82,7 +82,7 @@ def test_a_fault_is_told_at_the_table_once_and_the_stderr_file_named(tmp_path: P
                         f"seat 2 (cheat) is a program: its stderr goes to {where / 'seat-2.stderr'}"]
     faults = said[2:]
     assert f"bot fault: crash's program stopped: it exited (code 3); the heuristic bot plays the seat from " \
-           f"now on (its stderr: {where / 'seat-1.stderr'})" in faults
+           f"now on (its stderr: {where / 'seat-1.stderr'}, its last line: bad-crash: exit 3)" in faults
     illegal = [line for line in faults if line.startswith("bot fault: cheat's bot answered \"R99\"")]
     assert len(illegal) == 1, "told once, counted after"
     assert session.bots[2].faults["illegal"] > 1
