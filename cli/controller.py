@@ -156,6 +156,17 @@ class BaseSession:
         """Whether the match is over and this seat may still agree to a rematch."""
         return False
 
+    def undoable(self) -> bool:
+        """Whether ``undo`` may take a move back now: at a ``play`` table against computer
+        players, once you have made a move in this match (never at a LAN table)."""
+        return False
+
+    def undo(self) -> str | None:
+        """Take your last move back, and the computer players' replies with it: the match is
+        rebuilt from its seed and its moves up to before that move (the engine is deterministic)
+        and the computer players, seeded, play on. None if done, else why not (one line)."""
+        return "undo is for a play table against computer players"
+
     def table_settings(self) -> tuple[Any, int] | None:
         """The host's, in the lobby: the table's config and its computer seats now (the options
         form); None where this seat sets no options."""
@@ -343,6 +354,7 @@ class LocalSession(BaseSession):
         self._match = match
         self._seat = seat
         specs = [bots] * n if isinstance(bots, str) else list(bots)
+        self._specs = specs
         self.bots: dict[int, Bot] = {s: make_bot(specs[s], match.seed, s) for s in range(n) if s != seat}
         self._names = list(names) if names else [("you" if s == seat else f"cpu {s}") for s in range(n)]
         if isinstance(bots, str):
@@ -418,6 +430,25 @@ class LocalSession(BaseSession):
         while done < limit and self.step():
             done += 1
         return done
+
+    def undoable(self) -> bool:
+        return not self._left and self._moves is not None and any(s == self.seat for s, _ in self._moves)
+
+    def undo(self) -> str | None:
+        if not self.undoable() or self._moves is None:
+            return "nothing to undo: you have made no move in this match" if not self._left else \
+                "you have left the table"
+        last = max(i for i, (s, _) in enumerate(self._moves) if s == self.seat)
+        taken = self._moves[last][1]
+        m = Match(self._match.config, self._match.seed)
+        for seat, text in self._moves[:last]:
+            m.apply(seat, m.parse_action(text))
+        self._match, self._moves = m, self._moves[:last]
+        self.bots = {s: make_bot(self._specs[s], m.seed, s) for s in self.bots}
+        self._asked = -1
+        self.version += 1
+        self._emit(Note("table", self.seat, f"You take back your move {taken} (and what followed it)"))
+        return None
 
     def leave(self) -> None:
         """A computer player (the heuristic bot) takes this seat; the match goes on without you."""
@@ -1658,6 +1689,16 @@ class Controller:
     def leave(self) -> None:
         self.builder = None
         self.session.leave()
+
+    def undo(self) -> str | None:
+        """Take your last move back (``BaseSession.undo``: at a play table only); None if done."""
+        if self.pending is not None:
+            return f"wait: {self.pending} is on its way to the table"
+        problem = self.session.undo()
+        if problem is None:
+            self.builder, self.call_armed, self.clock_start, self._last_other = None, False, None, None
+            self.summary = ""
+        return problem
 
     # the turn clock -----------------------------------------------------------------------------
     def pace_bots(self, delay: float | None) -> None:

@@ -11,7 +11,8 @@ it prints the table, your hand and a prompt line::
 ``you may (seat 1): jump in R7 | catch seat 2 catch:2``. With the bell on (by default at a LAN
 table) and the output a terminal, the bell rings as your turn comes. Words besides actions: ``moves``,
 ``view``, ``hint``, ``review`` (once a round has ended: the moves of yours in the last one that
-the search rates clearly worse than another, ``cardtable review``), ``rules``, ``help``, ``jump``,
+the search rates clearly worse than another, ``cardtable review``), ``undo`` (at a ``play``
+table: your last move back, the computer players' replies with it), ``rules``, ``help``, ``jump``,
 ``catch``, ``protect``, ``leave``; at a LAN table ``say TEXT`` and ``emote NAME`` talk to the
 table (``hi``, ``gg``, ``nice``, ``wow``, ``oops``, ``thinking``), and what others say is
 printed as ``NAME: text``; ``rematch`` agrees to play again once the match is over, and the host
@@ -36,12 +37,13 @@ from cardtable.cli.rules import rules_text
 from cardtable.p2p.chat import EMOTES
 
 SHOWN_MOVES = 12
-WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "review", "leave", "quit"})
+WORDS = frozenset({"help", "?", "rules", "moves", "view", "look", "hint", "review", "undo", "leave", "quit"})
 """Words that are answered at once (in their place in the queue); anything else is an action."""
 HELP = ("type an action in the notation of docs/rules-notes.md (R7, wild:B, Rswap:2, Rgift:2:R3,G5, "
         "R7+G7+B7, R7!, draw, keep, solo, catch:N, decline; flip, keep, show:I-J, scout:L:V@P, "
         "scout:L:V@P+show:I-J), "
         "or: moves, view, hint, review (your moves of the last round the search rates clearly worse), "
+        "undo (at a play table: your last move back, the computer players' replies with it), "
         "rules, jump, catch, protect, leave; at a LAN table: say TEXT, emote NAME ("
         + " ".join(EMOTES) + "), rematch (once the match is over: play again, same seats); the host in "
         "the lobby: start (computer players take the free seats), free N (free seat N), set KEY=VALUE "
@@ -213,6 +215,10 @@ class PlainClient:
 
             for review_line in session_review(c.session)():
                 self.say(f"review: {review_line}")
+        elif word == "undo":
+            problem = c.undo()
+            if problem:
+                self.problem(problem)
         elif word in ("leave", "quit"):
             self.feed(None)
         elif word in ("jump", "protect", "catch"):
@@ -307,6 +313,8 @@ class PlainClient:
         phase = c.session.phase()
         if text.lower() == "hint" and phase in ("lobby", "seeding", "playing"):
             return phase == "playing" and c.pending is None and bool(c.actions())  # a hint for a move
+        if text.lower() == "undo" and c.session.undoable():  # once the computer players have replied
+            return c.pending is None and (c.waiting_for_me() or phase != "playing")
         if text.lower() == "review" and phase in ("lobby", "seeding", "playing"):
             return bool(c.session.round_scores())  # a script's review waits for the round to end
         if text.partition(" ")[0].lower() in TALK | CONTROLS:

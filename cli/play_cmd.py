@@ -279,9 +279,61 @@ class KeptSession(NetSession):
     def __init__(self, node: Any, peer: Any, resume: str) -> None:
         super().__init__(node, peer, keep=True)
         self.resume = resume
+        self._scanned: tuple[int, Any, int | None] = (-1, None, None)
+        self._undoing = False
+
+    def _on_peer_event(self, event: Any) -> None:
+        if not (self._undoing and event.kind == "resumed"):
+            super()._on_peer_event(event)
 
     def after_leaving(self) -> str:
         return f"the match is kept for {self.resume}"
+
+    def undoable(self) -> bool:
+        return not self.kept and not self.is_over() and self._last_move() is not None
+
+    def _last_move(self) -> int | None:
+        """Where your last move is in the table's log (its index), None if you made none in
+        this match (worked out again only when the log has grown)."""
+        commit = self.peer.commit_index
+        if self._scanned[0] != commit or self._scanned[1] is not self.peer:
+            from cardtable.p2p.table import TableState
+
+            table, last = TableState(), None
+            for i, entry in enumerate(self.peer.log[:commit]):
+                applied = table.apply(entry)  # (every entry of a private table is this peer's: the seat
+                if applied.kind == "rematch":  # acted for is the entry's own)
+                    last = None  # a new match: the moves before it are not this one's
+                elif applied.kind == "act" and applied.ok and entry.decoded.payload[1] == self.seat:
+                    last = i
+            self._scanned = (commit, self.peer, last)
+        return self._scanned[2]
+
+    def undo(self) -> str | None:
+        """The table's log is cut before your last move and the peer resumed from it: the match
+        is replayed from its seed up to there, and the computer players play on."""
+        from cardtable.p2p.peer import Peer
+
+        if self.kept:
+            return "you have left the table"
+        if self.is_over():
+            return "the match is over"
+        at = self._last_move()
+        if at is None:
+            return "nothing to undo: you have made no move in this match"
+        old = self.peer
+        taken = old.log[at].decoded.payload[2]
+        old.store.truncate(at)
+        self.peer = Peer.resume(old.identity, old.store, now=self.node.clock(), seed=secrets.token_bytes(32),
+                                bots=str(old.bots_spec), auto=None, timeouts=old.timeouts)
+        self._undoing = True  # the resumed peer's "resumed" is no news to the player: the undo is
+        try:
+            self.node.attach(self.peer)
+        finally:
+            self._undoing = False
+        self.version += 1
+        self._emit(Note("table", self.seat, f"You take back your move {taken} (and what followed it)"))
+        return None
 
     def leave(self) -> None:
         if self.is_over() or self.kept:

@@ -18,6 +18,8 @@ _KEYS = [
     ("scout", "`f` / `k`", "flip or keep your whole hand at the start of a round"),
     ("", "`h`", "a hint: what the search would do, in words, and the cursor on that move in the list"),
     ("", "`v`", "once a round has ended: your moves in it that the search rates clearly worse"),
+    ("", "`u`", "against computer players (`play`), once you have moved: take your last move back, "
+                "their replies with it (never at a LAN table)"),
     ("", "`t`", "at a LAN table: talk to the table (Enter says it, Esc takes it back)"),
     ("", "`n` / `x` / `o`", "the host, in the lobby: start now (computer players in the free seats) / "
                             "free a seat (choose which) / the options form (players, computer seats, how "

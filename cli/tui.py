@@ -7,12 +7,14 @@ messages); the moves you may make now (a list; choosing one asks for the Wild's 
 target, the Gift cards, the multiples, the SCOUT span or the scout's end, value and insertion
 point, one list at a time; Esc goes back) beside the scrolling log; round and match summaries;
 the footer with the hot keys that are legal now (jump in, SOLO!, catch, Protection, decline,
-flip/keep, hint, review, leave). Hot keys that are not legal are hidden (``check_action``),
+flip/keep, hint, review, undo, leave). Hot keys that are not legal are hidden (``check_action``),
 the moment they stop being legal (checked at every tick too: a lost race's key leaves by itself).
 A line too wide for its pane goes on under itself, broken between phrases and cards, never
 inside one (``fold``, ``fit``), so the table reads at 80x24. With the bell on
 (``Controller.bell``: by default at a LAN table) the terminal bell rings when the game begins
 to wait for you, and the window title says ``▶ your turn`` while it waits.
+At a ``play`` table (never at a LAN one) ``u`` takes your last move back, the computer players'
+replies with it (``BaseSession.undo``), once you have made a move in the match.
 ``?``/F1 (and the command palette) open the rules of the game and the keys, ``v`` (once a round
 has ended) the review of your moves in the last one (``cli/help_screen.py``). At a LAN table
 ``t`` opens a line to talk to the table (Enter sends, Esc goes back; ``/gg`` and the like are
@@ -47,7 +49,7 @@ from cardtable.p2p.chat import EMOTES, MAX_TEXT
 SEP = " · "
 """Between the phrases of a line of the players and the table."""
 HOT_ACTIONS = ("jump", "solo", "catch", "protect", "decline", "flip", "keep", "hint", "review", "talk",
-               "start_now", "free_seat", "options", "rematch", "cancel_move")
+               "start_now", "free_seat", "options", "rematch", "cancel_move", "undo")
 """The actions whose keys the footer shows only while they are legal (``check_action``)."""
 YOUR_TURN = "▶ your turn — cardtable"
 """The window title while the game waits for you (with the bell on)."""
@@ -135,6 +137,7 @@ class TableApp(App[str | None]):
         Binding("k", "keep", "Keep hand"),
         Binding("h", "hint", "Hint"),
         Binding("v", "review", "Review"),
+        Binding("u", "undo", "Undo"),
         Binding("t", "talk", "Talk"),
         Binding("n", "start_now", "Start now"),
         Binding("x", "free_seat", "Free a seat"),
@@ -416,6 +419,8 @@ class TableApp(App[str | None]):
             return c.session.hosts() and not self._talking() and (action != "free_seat" or bool(c.freeable()))
         if action == "rematch":
             return c.session.rematches()
+        if action == "undo":  # a play table, once you have made a move in this match
+            return c.session.undoable() and c.pending is None
         return True
 
     def _after(self, problem: str | None) -> None:
@@ -444,6 +449,9 @@ class TableApp(App[str | None]):
 
     def action_keep(self) -> None:
         self._after(self.controller.flip(False))
+
+    def action_undo(self) -> None:
+        self._after(self.controller.undo())
 
     def action_cancel_move(self) -> None:
         if self._talking():
