@@ -27,6 +27,8 @@ from cardtable.ai.bots import bot_seed
 from cardtable.ai.ismcts import LEVELS, IsmctsBot, parse_level
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import Match
+from cardtable.engine.solo.actions import Play
+from cardtable.engine.solo.slot_actions import SlotPlay
 
 THRESHOLD = 0.1
 """How much higher (in the search's reward, -1..1) the search must rate its move to flag one."""
@@ -66,15 +68,20 @@ class Review:
     unrated: int = 0
 
 
-def review_round(config: Any, seed: bytes, moves: Sequence[tuple[int, str]], round_no: int,
-                 seats: Iterable[int], level: str = "strong", threshold: float = THRESHOLD) -> Review:
+def review_round(config: Any, seed: bytes, moves: Sequence[tuple[int, Any]], round_no: int,
+                 seats: Iterable[int], level: str = "strong", threshold: float = THRESHOLD,
+                 start: Match | None = None) -> Review:
     """Review round ``round_no`` (from 0) of the match ``moves`` play from ``config`` and ``seed``,
-    for ``seats``, with the search at ``level`` (``review_level``)."""
+    for ``seats``, with the search at ``level`` (``review_level``).
+
+    ``start``: the match as round ``round_no`` begins, where the seed does not deal it (hidden
+    hands: the round as the audit opened it, seen by the reviewed seat: ``cli/hidden_rounds.py``);
+    ``moves`` are then that round's, as actions its state applies (SOLO's on slots)."""
     level = review_level(level)
     seats = sorted(set(seats))
     raters = {s: IsmctsBot(bot_seed(seed, s), s, level) for s in seats}
     out = Review(round_no, seats, level, threshold)
-    match = Match(config, seed)
+    match = start if start is not None else Match(config, seed)
     turn = 0
     for step, (seat, action) in enumerate(moves):
         if match.round_no > round_no or match.is_over():
@@ -89,9 +96,9 @@ def review_round(config: Any, seed: bytes, moves: Sequence[tuple[int, str]], rou
     return out
 
 
-def _rate(match: Match, rater: IsmctsBot, move: tuple[int, int, int, str], out: Review) -> None:
+def _rate(match: Match, rater: IsmctsBot, move: tuple[int, int, int, Any], out: Review) -> None:
     step, turn, seat, action = move
-    played = str(match.parse_action(action))
+    played = played_text(match, action)
     rater.clues.note(played)
     if played == "solo" or played.startswith("catch:"):
         return
@@ -112,6 +119,17 @@ def _rate(match: Match, rater: IsmctsBot, move: tuple[int, int, int, str], out: 
     best, _, best_value = children[0]
     if best not in (played, played + "!") and best_value - value > out.threshold:
         out.flags.append(Flag(match.round_no, turn, step, seat, played, best, value, best_value))
+
+
+def played_text(match: Match, action: Any) -> str:
+    """A move as the search writes it: a SOLO play on slots (hidden hands) as the play of its cards."""
+    if isinstance(action, str):
+        return str(match.parse_action(action))
+    if isinstance(action, SlotPlay):
+        cards = getattr(match.state, "cards", {})  # SOLO's round on slots: the giver knows its gift
+        gift = tuple(sorted(cards[s] for s in action.gift))
+        return str(Play(action.cards, action.colour, action.target, gift, action.call))
+    return str(action)
 
 
 def review_level(level: str) -> str:

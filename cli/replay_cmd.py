@@ -117,10 +117,40 @@ def _replay_table(file: Path, verify: bool) -> None:
     totals = "" if match is None else f", totals {match.scores()}, winners {match.winners()}"
     digest = "" if match is None else f", digest {table.digest()[:16]}"
     if not verify:
-        for h in table.audited:
-            click.echo(f"round {h.round_no + 1}, as dealt (opened at the audit): "
-                       + "; ".join(f"{names[s]} {' '.join(hand)}" for s, hand in enumerate(h.dealt_hands())))
-    click.echo(f"verified: {_entries(len(log.applied))} signed and applied, match {state}{totals}{digest}")
+        for line in _hands_lines(file, log, names):
+            click.echo(line)
+        for n, past in enumerate(table.past, start=1):  # a rematch plays another match on the same log
+            click.echo(f"match {n}: over, totals {past.scores()}, winners {past.winners()}")
+    which = f"match {table.match_no + 1} " if table.past else "match "
+    click.echo(f"verified: {_entries(len(log.applied))} signed and applied, {which}{state}{totals}{digest}")
+
+
+def _hands_lines(file: Path, log: Any, names: Sequence[str]) -> list[str]:
+    """The hands of a hidden-hands table's rounds: every hand of an audited round, as dealt; this
+    machine's own of the round in play (its seeds and the keys it received open them)."""
+    from cardtable.cli.table_logs import read_meta
+    from cardtable.p2p.hidden.peek import round_view
+
+    table, lines = log.table, []
+    several = bool(table.past) or table.match is None and log.rounds and log.rounds[-1][0] > 0
+    for match_no, h in log.rounds:
+        where = (f"match {match_no + 1}, " if several else "") + f"round {h.round_no + 1}"
+        if h.outcome is not None:
+            hands = enumerate(h.dealt_hands())
+            lines.append(f"{where}, as dealt (opened at the audit): "
+                         + "; ".join(f"{names[s]} {' '.join(hand)}" for s, hand in hands))
+        elif h is table.hidden and h.deal.complete:
+            try:
+                view = round_view(h, read_meta(file))
+            except (OSError, ValueError):
+                continue
+            opened = view.opened
+            seen = [(s, slots) for s, slots in enumerate(h.dealt_slots())
+                    if slots and set(slots) <= opened.keys()]
+            mine = "; ".join(f"{names[s]} {' '.join(opened[slot] for slot in slots)}" for s, slots in seen)
+            lines.append(f"{where}, in play: this machine's hands as dealt: {mine or 'none'} "
+                         "(the others' are opened at the round's audit)")
+    return lines
 
 
 SEAT_WORDS = {

@@ -6,10 +6,11 @@ order, with their words, and the match after any of them. ``ReplayApp`` is the T
 (``cli/tui.py``) over a ``ReplaySession`` with no seat of its own: the players, the table, the
 hands, the list of moves (the current one highlighted) and what the current move did.
 
-What it shows: every hand only when the log is a full-knowledge log, one that holds the seed of
-the deal (a match log, and the table logs of today, whose seed every member computes: ``replay``
-prints their moves as they are); a log without the deal (hidden hands, ``docs/hidden-hands.md``)
-would show only the public view (hand sizes).
+What it shows: every hand of a log that holds the seed of the deal (a match log, a table that
+deals from its seed); at a hidden-hands table (``docs/hidden-hands.md``), what the machine that
+kept the log saw: every hand of a round once its audit revealed every card, and in the round
+still in play its own hand (and the computer players' if its machine played them), the others
+as hand sizes (``cli/hidden_rounds.py``).
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class ReplaySession(BaseSession):
     def hands(self) -> list[tuple[int, list[str] | None]]:
         """Per seat shown: its cards, or None where the log does not show them."""
         seats = range(self.frames.config.players) if self.view is None else [self.view]
-        return [(s, list(self._match.observation(s)["hand"]) if self.frames.full_knowledge else None)
+        shows = self.frames.shows
+        return [(s, list(self._match.observation(s)["hand"]) if shows(self.step, self._match, s) else None)
                 for s in seats]
 
 
@@ -133,14 +135,19 @@ class ReplayApp(TableApp, inherit_bindings=False):
         names = session.names()
         game = session.frames.config.game
         lines = []
+        hidden = bool(session.frames.dealt)
+        unseen = "not seen by this machine before the round's audit" if hidden else "not in the log"
         for seat, hand in session.hands():
             if hand is None:
-                cards = f"[dim]{len(session.match().observation(seat)['hand'])} cards, not in the log[/]"
+                size = session.match().observation(seat)["hand_sizes"][seat]
+                cards = f"[dim]{size} cards, {unseen}[/]"
             else:
                 cards = " ".join(solo_card(t) if game == "solo" else scout_card(t) for t in hand) or "(empty)"
             lines.append(f"[b]{escape(names[seat])}[/b] [dim](seat {seat})[/]: {cards}")
         if session.view is None:
-            widget.border_title = "Hands" if session.frames.full_knowledge else "Hands (the public view)"
+            every = session.frames.every_card(session.step)
+            widget.border_title = "Hands" if every else \
+                "Hands (what this machine saw)" if hidden else "Hands (the public view)"
         else:
             widget.border_title = f"{names[session.view]}'s hand (v: the next seat, then all)"
         widget.update("\n".join(lines))

@@ -3,19 +3,26 @@ better (``ai/review.py``), one line each; also the ``review`` of ``--plain`` and
 
 The log is either kind ``cardtable replay`` reads (``cli/log_frames.py``). The seat reviewed by
 default is yours: at a table log, the seat of the identity key kept beside the log (the config
-dir it is in); a match log has none, so seat 0 is reviewed and stderr says so.
+dir it is in), or of the machine whose seeds the log keeps (hidden hands); a match log has none,
+so seat 0 is reviewed and stderr says so.
+
+At a hidden-hands table a round is reviewed once its audit has revealed every card
+(``cli/hidden_rounds.py``), and the search sees, at each decision, only what the reviewed seat
+saw then: its own cards as they came and the cards shown to all (as for any log: the search
+samples the rest itself).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
 from cardtable.ai.review import THRESHOLD, Flag, Review, review_level, review_round
+from cardtable.cli.hidden_rounds import EVERY, Dealt
 from cardtable.engine.errors import ParseError
 
 LEVEL = "strong"
@@ -79,7 +86,11 @@ def review(file: Path, round_no: int | None, seat: int | None, all_seats: bool, 
         seats = [seat]
     else:
         seats = [_own_seat(file, data)]
-    result = run_review(frames.config, frames.seed, frames.moves, round_no - 1, seats, level, threshold)
+    if frames.dealt:  # hidden hands: the round as its audit opened it
+        result = review_dealt(audited_round(file, frames.dealt, round_no), frames.config, frames.seed,
+                              seats, level, threshold)
+    else:
+        result = run_review(frames.config, frames.seed, frames.moves, round_no - 1, seats, level, threshold)
     if as_json:
         click.echo(json.dumps(as_dict(result, frames.names), indent=1))
         return
@@ -88,13 +99,48 @@ def review(file: Path, round_no: int | None, seat: int | None, all_seats: bool, 
     click.echo(f"cardtable: {summary_line(result, frames.names, me=None)}", err=True)
 
 
-def run_review(config: Any, seed: bytes, moves: Sequence[tuple[int, str]], round_no: int,
-               seats: Sequence[int], level: str, threshold: float = THRESHOLD) -> Review:
+def run_review(config: Any, seed: bytes, moves: Sequence[tuple[int, Any]], round_no: int,
+               seats: Sequence[int], level: str, threshold: float = THRESHOLD, start: Any = None) -> Review:
     """``review_round``, an unknown level (or a bot other than ismcts) a one-line click error."""
     try:
-        return review_round(config, seed, moves, round_no, seats, level, threshold)
+        return review_round(config, seed, moves, round_no, seats, level, threshold, start)
     except ParseError as err:
         raise click.ClickException(f"{err} (the review searches with ismcts)") from None
+
+
+def audited_round(path: Path, dealt: Sequence[Dealt], round_no: int) -> Dealt:
+    """Round ``round_no`` (from 1) of a hidden-hands table as its audit opened it, or a one-line
+    click error saying why it cannot be reviewed yet."""
+    rounds = [d for d in dealt if d.round_no == round_no - 1]
+    counted = [d for d in rounds if d.known == EVERY and d.scores is not None]
+    if counted:
+        return counted[-1]
+    if rounds and not rounds[-1].closed:
+        raise click.ClickException(f"{path}: round {round_no} is still being played: with hidden hands its "
+                                   "cards are known once its audit has revealed them, at its end")
+    raise click.ClickException(f"{path}: round {round_no} did not count (it was void), so its cards "
+                               "are not all known: there is nothing to review")
+
+
+def review_dealt(d: Dealt, config: Any, seed: bytes, seats: Sequence[int], level: str,
+                 threshold: float = THRESHOLD) -> Review:
+    """Review an audited round of a hidden-hands table for ``seats``, each from what that seat saw."""
+    from cardtable.engine.match import Match
+
+    moves = [(seat, action) for (seat, _), action in zip(d.moves, d.actions, strict=True)]
+    out: Review | None = None
+    for seat in seats:
+        start = Match(config, seed, d.seat_first(seat))
+        start.round_no = d.round_no
+        one = run_review(config, seed, moves, d.round_no, [seat], level, threshold, start)
+        if out is None:
+            out = Review(d.round_no, list(seats), one.level, threshold)
+        out.flags += one.flags
+        out.rated += one.rated
+        out.unrated += one.unrated
+    assert out is not None
+    out.flags.sort(key=lambda f: (f.step, f.seat))
+    return out
 
 
 def review_lines(result: Review, names: Sequence[str], me: int | None) -> list[str]:
@@ -139,10 +185,12 @@ def session_review(session: Any) -> Callable[[], list[str]]:
     match, seat = session.match(), session.seat
     if match is None or seat is None or not match.round_scores:
         return lambda: ["no review yet: no round has finished"]
+    if match.dealt_by_table:  # hidden hands: the last round the audit opened (on the event loop)
+        return _hidden_session_review(session, match, seat)
     moves = session.moves()
     if moves is None:
-        return lambda: ["no review here: this table's seed deals no card (hidden hands), so its rounds "
-                        "cannot be replayed"]
+        return lambda: ["no review here: this session did not follow the match from its deal, so its "
+                        "rounds cannot be replayed"]
     config, seed, round_no, names = match.config, match.seed, len(match.round_scores) - 1, session.names()
 
     def run() -> list[str]:
@@ -155,25 +203,84 @@ def session_review(session: Any) -> Callable[[], list[str]]:
     return run
 
 
+def _hidden_session_review(session: Any, match: Any, seat: int) -> Callable[[], list[str]]:
+    """The review of the last round of a hidden-hands table that its audit opened and that
+    counted (the table's rounds: ``session.peer.table``)."""
+    from cardtable.cli.hidden_rounds import audited
+
+    table = getattr(getattr(session, "peer", None), "table", None)
+    rounds = list(getattr(table, "audited", None) or [])
+    found = None
+    for h in reversed(rounds):
+        found = audited(h)
+        if found is not None:
+            break
+    if found is None:
+        return lambda: ["no review yet: no round of this match has ended with its audit"]
+    d, config, seed, names = found, match.config, match.seed, session.names()
+
+    def run() -> list[str]:
+        try:
+            result = review_dealt(d, config, seed, [seat], LEVEL)
+        except click.ClickException as err:  # the compiled search is missing
+            return [f"no review: {err.format_message()}"]
+        return [*review_lines(result, names, me=seat), summary_line(result, names, me=seat)]
+
+    return run
+
+
 def _own_seat(path: Path, data: bytes) -> int:
-    """Your seat at a table log (the identity key beside it); else seat 0, said on stderr."""
+    """Your seat at a table log (the identity key beside it, else the machine whose seeds the log
+    keeps: hidden hands); else seat 0, said on stderr."""
     from cardtable.cli.table_logs import is_table_log, read_table_log
 
     if is_table_log(data):
         home = path.parent.parent if path.parent.name == "tables" else path.parent
         try:
-            seed = (home / "identity.key").read_bytes()
-            mine = _key_of(seed)
             log = read_table_log(path)
         except (OSError, ValueError):
-            mine = None
-        if mine is not None:
-            seat = next((a.seat for a in log.applied if a.author == mine and a.seat is not None), None)
+            log = None
+        applied = log.applied if log is not None else []
+        for mine in _keys(home, path, log) if log is not None else ():
+            seat = next((a.seat for a in applied if a.author == mine and a.seat is not None), None)
             if seat is not None:
                 return int(seat)
     click.echo("cardtable: no seat of yours in this log: reviewing seat 0 (--seat S or --all-seats "
                "for others)", err=True)
     return 0
+
+
+def _keys(home: Path, path: Path, log: Any) -> Iterator[bytes]:
+    """The keys that may be yours: the identity kept in ``home``, the dealer whose seeds the log keeps."""
+    try:
+        mine = _key_of((home / "identity.key").read_bytes())
+    except OSError:
+        mine = None
+    if mine is not None:
+        yield mine
+    dealer = _dealer_key(path, log)
+    if dealer is not None:
+        yield dealer
+
+
+def _dealer_key(path: Path, log: Any) -> bytes | None:
+    """The key of the machine that kept a hidden-hands table's log: the dealing member whose seed
+    commitment a seed kept in the log's store matches (None: none)."""
+    from cardtable.cli.table_logs import read_meta
+    from cardtable.p2p.hidden.peek import round_view
+
+    if not log.rounds:
+        return None
+    try:
+        kept = read_meta(path)
+    except (OSError, ValueError):
+        return None
+    for _, h in log.rounds:
+        if h.deal.complete:
+            member = round_view(h, kept).member
+            if member is not None:
+                return bytes(member)
+    return None
 
 
 def _key_of(seed: bytes) -> bytes | None:

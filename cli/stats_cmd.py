@@ -46,24 +46,25 @@ def stats(home: Path | None, as_json: bool) -> None:
 
 def results(home: Path, games: list[KeptGame]) -> list[dict[str, Any]]:
     """Per game and edition (``SOLO classic``, ``SOLO anniversary``, ``SCOUT``): finished, won,
-    win rate, mean final score of your seat, unfinished."""
+    win rate, mean final score of your seat, unfinished; every match a log holds counts (a
+    rematch plays another match on the same table's log)."""
     keys = {kind: _key(home / PLAY_DIR if kind == "play" else home) for kind in ("play", "table")}
     by_game: dict[str, dict[str, Any]] = {}
     for game in games:
         table = game.log.table
         seat = _my_seat(game, keys[game.kind])
-        if seat is None or table.match is None:
+        if seat is None or not game.log.matches:
             continue
         cfg = table.config
         name = f"SOLO {cfg.edition}" if cfg.game == "solo" else "SCOUT"
         row = by_game.setdefault(name, {"game": name, "finished": 0, "won": 0, "unfinished": 0, "scores": []})
-        match = table.match
-        if not match.is_over():
-            row["unfinished"] += 1
-            continue
-        row["finished"] += 1
-        row["won"] += seat in match.winners()
-        row["scores"].append(match.scores()[seat])
+        for match in game.log.matches:  # a rematch plays another match on the same log, same seats
+            if not match.is_over():
+                row["unfinished"] += 1
+                continue
+            row["finished"] += 1
+            row["won"] += seat in match.winners()
+            row["scores"].append(match.scores()[seat])
     out = []
     for name in sorted(by_game):
         row = by_game[name]

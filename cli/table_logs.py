@@ -29,6 +29,16 @@ class TableLog:
     entries: int = 0
     error: str | None = None
     names: list[str] = field(default_factory=list)  # the seats' names when the match started
+    match_of: list[int] = field(default_factory=list)  # per applied entry: the table's match (0, 1, ...)
+    rounds: list[tuple[int, Any]] = field(default_factory=list)  # (match, p2p.hidden.round.HiddenRound)
+    """Every round the table dealt with hidden hands, in order (void ones, and deals begun again
+    before their cards were dealt, too)."""
+
+    @property
+    def matches(self) -> list[Any]:
+        """Every match played at the table, in order (a rematch plays another on the same log)."""
+        table = self.table
+        return [*table.past, *([table.match] if table.match is not None else [])]
 
 
 def read_log_file(file: Path) -> bytes:
@@ -75,6 +85,10 @@ def read_table_log(path: Path) -> TableLog:
             return out
         prev = entry.chain(table_id, prev)
         out.applied.append(out.table.apply(entry))
+        out.match_of.append(out.table.match_no)
+        hidden = out.table.hidden
+        if hidden is not None and (not out.rounds or out.rounds[-1][1] is not hidden):
+            out.rounds.append((out.table.match_no, hidden))
         if not out.names and out.table.match is not None:
             out.names = [seat.name or f"seat {s}" for s, seat in enumerate(out.table.seats)]
     return out
@@ -110,28 +124,40 @@ def kept_games(home: Path) -> list[KeptGame]:
 
 
 def describe(game: KeptGame, home: Path | None = None) -> str:
-    """One line: when, what, how far, and what to do with it (``home``: the --home given, which
-    the command that resumes it needs too)."""
+    """``describe_matches``, a line a match."""
+    return "\n".join(describe_matches(game, home))
+
+
+def describe_matches(game: KeptGame, home: Path | None = None) -> list[str]:
+    """One line a match at the table (a rematch plays another on the same log): when, what, how
+    far, and what to do with it (``home``: the --home given, which the command that resumes it
+    needs too)."""
     import time
 
     table = game.log.table
-    match = table.match
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(game.mtime))
     what = table.config.describe()
     name = "play" if game.kind == "play" else repr(table.name)
-    if match is None:
-        state = f"{table.phase}, not started"
-    else:
-        rounds = len(match.round_scores)
-        state = ("over" if match.is_over() else "unfinished") + f", {plural(rounds, 'round')} played"
-        state += f", totals {' '.join(str(t) for t in match.scores())}"
-    how = ""
-    if game.current and resumable(table):
-        from cardtable.cli.options import again
+    matches = game.log.matches
+    count = len(table.past) + 1  # the match being played, or the next one not started yet
+    lines = []
+    for k in range(count):
+        match = matches[k] if k < len(matches) else None
+        if match is None:
+            state = f"{table.phase}, not started"
+        else:
+            rounds = len(match.round_scores)
+            state = ("over" if match.is_over() else "unfinished") + f", {plural(rounds, 'round')} played"
+            state += f", totals {' '.join(str(t) for t in match.scores())}"
+        which = f", match {k + 1} of {count}" if count > 1 else ""
+        how = ""
+        if k == count - 1 and game.current and resumable(table):
+            from cardtable.cli.options import again
 
-        command = "cardtable play --resume" if game.kind == "play" else "cardtable host/join"
-        how = f"  (resume: {again(command, home)})"
-    return f"{when}  {what} at {name}: {state}  {game.path}{how}"
+            command = "cardtable play --resume" if game.kind == "play" else "cardtable host/join"
+            how = f"  (resume: {again(command, home)})"
+        lines.append(f"{when}  {what} at {name}{which}: {state}  {game.path}{how}")
+    return lines
 
 
 def resumable(table: Any) -> bool:
@@ -139,8 +165,6 @@ def resumable(table: Any) -> bool:
     if table.match is not None and table.match.is_over():
         return False
     return any(seat.owner is not None and seat.controller != "cpu" for seat in table.seats)
-
-
 
 
 def read_meta(path: Path) -> dict[str, Any]:

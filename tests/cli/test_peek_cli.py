@@ -83,13 +83,12 @@ def test_peek_refuses_an_open_table_and_other_files_in_one_line(capsys: pytest.C
     assert code == 1 and "not a table log" in err and len(err.splitlines()) == 1
 
 
-def test_replay_view_of_a_hidden_table_says_why_not_in_one_line(tmp_path: Path) -> None:
-    """Its seed deals no card: the view would show made-up hands."""
-    import click
-
+def test_replay_view_of_a_finished_hidden_table_shows_every_hand(tmp_path: Path) -> None:
+    """Every round was audited: the view replays each with every card the audit opened
+    (tests/cli/test_hidden_review.py: the view, watch and review of such logs)."""
     from cardtable.cli.replay_view import load_frames
 
     _, joiner_log = hidden_logs(tmp_path)
-    with pytest.raises(click.ClickException, match="a hidden-hands table") as err:
-        load_frames(joiner_log, joiner_log.read_bytes())
-    assert "\n" not in err.value.format_message()
+    frames = load_frames(joiner_log, joiner_log.read_bytes())
+    assert [d.known for d in frames.dealt] == ["every"] * 3 and len(frames.round_starts()) == 3
+    assert all(frames.shows(k, frames.at(k), seat) for k in frames.round_starts() for seat in range(3))
