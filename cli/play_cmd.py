@@ -279,7 +279,7 @@ class KeptSession(NetSession):
     def __init__(self, node: Any, peer: Any, resume: str) -> None:
         super().__init__(node, peer, keep=True)
         self.resume = resume
-        self._scanned: tuple[int, Any, int | None] = (-1, None, None)
+        self._scan: tuple[Any, Any, list[Any]] | None = None  # the peer read, its table so far, [read, last]
         self._undoing = False
 
     def _on_peer_event(self, event: Any) -> None:
@@ -294,20 +294,21 @@ class KeptSession(NetSession):
 
     def _last_move(self) -> int | None:
         """Where your last move is in the table's log (its index), None if you made none in
-        this match (worked out again only when the log has grown)."""
-        commit = self.peer.commit_index
-        if self._scanned[0] != commit or self._scanned[1] is not self.peer:
-            from cardtable.p2p.table import TableState
+        this match (the log's new entries are read as they come, once each)."""
+        from cardtable.p2p.table import TableState
 
-            table, last = TableState(), None
-            for i, entry in enumerate(self.peer.log[:commit]):
-                applied = table.apply(entry)  # (every entry of a private table is this peer's: the seat
-                if applied.kind == "rematch":  # acted for is the entry's own)
-                    last = None  # a new match: the moves before it are not this one's
-                elif applied.kind == "act" and applied.ok and entry.decoded.payload[1] == self.seat:
-                    last = i
-            self._scanned = (commit, self.peer, last)
-        return self._scanned[2]
+        if self._scan is None or self._scan[0] is not self.peer:
+            self._scan = (self.peer, TableState(), [0, None])
+        _, table, state = self._scan
+        for i in range(state[0], self.peer.commit_index):
+            entry = self.peer.log[i]
+            applied = table.apply(entry)  # (every entry of a private table is this peer's: the seat
+            if applied.kind == "rematch":  # acted for is the entry's own)
+                state[1] = None  # a new match: the moves before it are not this one's
+            elif applied.kind == "act" and applied.ok and entry.decoded.payload[1] == self.seat:
+                state[1] = i
+        state[0] = max(state[0], self.peer.commit_index)
+        return state[1]
 
     def undo(self) -> str | None:
         """The table's log is cut before your last move and the peer resumed from it: the match
