@@ -308,7 +308,8 @@ class KeptSession(NetSession):
             elif applied.kind == "act" and applied.ok and entry.decoded.payload[1] == self.seat:
                 state[1] = i
         state[0] = max(state[0], self.peer.commit_index)
-        return state[1]
+        last: int | None = state[1]
+        return last
 
     def undo(self) -> str | None:
         """The table's log is cut before your last move and the peer resumed from it: the match
