@@ -8,6 +8,7 @@ from cardtable.cli.bot_cmd import bot
 from cardtable.cli.config_cmd import config
 from cardtable.cli.games_cmd import games
 from cardtable.cli.ladder_cmd import ladder
+from cardtable.cli.learn_cmd import learn
 from cardtable.cli.match_cmd import match
 from cardtable.cli.net_cmds import host, join, tables
 from cardtable.cli.peek_cmd import peek
@@ -40,6 +41,7 @@ cli.add_command(host)
 cli.add_command(join)
 cli.add_command(watch)
 cli.add_command(play)
+cli.add_command(learn)
 cli.add_command(tournament)
 cli.add_command(games)
 cli.add_command(ladder)

@@ -363,6 +363,8 @@ class LocalSession(BaseSession):
             self._names = shown_names(self._names, bots)
         self._left = False
         self._asked = -1
+        self.after_move: list[Callable[[], None]] = []
+        """Called after each move, once all its notes are out (``cardtable learn``'s tips)."""
         fresh = match.digest() == Match(match.config, match.seed).digest()
         self._moves: list[tuple[int, str]] | None = [] if fresh else None
 
@@ -399,6 +401,8 @@ class LocalSession(BaseSession):
         self.version += 1
         for e in events:
             self._emit(Note.of(e))
+        for hook in self.after_move:
+            hook()
 
     def step(self) -> bool:
         """Let one computer player act, if one wants to now; True if one did."""

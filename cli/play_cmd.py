@@ -391,15 +391,19 @@ def net_client(plain: bool, turn_clock: float | None, home: Path | None = None,
 async def run_session(session: BaseSession, *, plain: bool, turn_clock: float | None, linger: float,
                       bot_delay: float | None = None, resume_hint: str | None = None,
                       bots: str | None = None, home: Path | None = None,
-                      bell: bool | None = None) -> str | None:
+                      bell: bool | None = None,
+                      tutor: Callable[[Controller], None] | None = None) -> str | None:
     """Play the seat of ``session`` in the table or in line mode until the end or until you leave.
 
     ``resume_hint``: the table is kept on disk, and this command resumes it, so closing the
     client without leaving is worth a word on how to come back. ``bots``: the table's bot spec
     (its programs' stderr files and faults are told at the table). ``home``: the --home given
     (the table takes the theme kept there). ``bell``: --bell/--no-bell (None: the table's own
-    default, ``Controller.bell``)."""
+    default, ``Controller.bell``). ``tutor``: called with the controller before the table opens
+    (``cardtable learn``'s tips)."""
     controller = Controller(session, turn_clock=turn_clock, bell=bell)
+    if tutor is not None:
+        tutor(controller)
     if bots is not None:
         tell_faults(lambda text: session._emit(Note("table", None, text)), session.names,
                     lambda: [s for s, c in enumerate(session.controllers()) if c != "human"], bots)

@@ -33,6 +33,8 @@ _KEYS = [
 # (games the note belongs to, note); "" = every game
 _NOTES = [
     ("", "Hot keys show in the footer only while they are legal."),
+    ("", "New to the game? `cardtable learn solo` (or `scout`) plays a short first round with tips in "
+         "*What happened*."),
     ("", "When the game begins to wait for you, the terminal bell rings and the window title says "
          "*▶ your turn*: at a LAN table (`host`, `join`) unless turned off (`--no-bell`, or `cardtable "
          "config bell off`), against computer players (`play`) only if turned on (`--bell`)."),
