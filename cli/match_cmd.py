@@ -6,6 +6,7 @@ import json
 import os
 import secrets
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,8 @@ def match(game: str, players: int, edition: str | None, bots: str, games: int, s
     """Play GAME (solo or scout) between computer players, headless.
 
     The output depends only on the arguments (the seed included), except the times per move.
-    Ctrl-C stops at once and prints the summary of the games finished.
+    Progress goes to stderr: a bar in a terminal, else a line as a game ends (at most one every
+    2 s). Ctrl-C stops at once and prints the summary of the games finished.
     """
     config = make_config(game, players, edition, **parse_rules(rules))
     check_ray(ray_address)
@@ -180,8 +182,8 @@ def make_log_dir(log_dir: Path | None, option: str = "--log-dir") -> None:
 
 def run_batch(tasks: list[Task], header: dict[str, Any], out: Path | None, resume: bool, workers: int,
               ray_address: str | None, label: str) -> tuple[list[dict[str, Any]], bool]:
-    """Play the tasks not already in ``out`` (streaming each finished game there), with a
-    progress bar; Ctrl-C stops at once. (results in schedule order, interrupted?)"""
+    """Play the tasks not already in ``out`` (streaming each finished game there), with progress
+    on stderr (``progress``); Ctrl-C stops at once. (results in schedule order, interrupted?)"""
     log = None
     if out is not None:
         try:
@@ -194,7 +196,7 @@ def run_batch(tasks: list[Task], header: dict[str, Any], out: Path | None, resum
     interrupted = False
     if ray_address is None:
         workers = min(workers, os.cpu_count() or 1, max(1, len(todo)))
-    with click.progressbar(length=len(tasks), label=label, file=sys.stderr) as bar:
+    with progress(len(tasks), label) as bar:
         bar.update(len(tasks) - len(todo))
         try:
             with closing(_games(todo, workers, ray_address)) as stream:
@@ -209,6 +211,53 @@ def run_batch(tasks: list[Task], header: dict[str, Any], out: Path | None, resum
             if log:
                 log.close()
     return sorted(results, key=lambda r: int(r["index"])), interrupted
+
+
+def progress(total: int, label: str) -> Any:
+    """A progress bar on stderr in a terminal; else a line a finished game (``Lines``)."""
+    if sys.stderr.isatty():
+        return click.progressbar(length=total, label=label, file=sys.stderr)
+    return Lines(total, label)
+
+
+LINE_EVERY = 2.0
+"""Seconds between two progress lines at least (the last game is always told)."""
+
+
+class Lines:
+    """Progress for a stderr that is not a terminal (a pipe, a file, CI): a line when a game ends
+    (at most one every ``LINE_EVERY`` seconds, and the last), with the time so far and an estimate
+    of the time left. The first ``update`` is the games a ``--resume`` found played already
+    (``run_batch``)."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total, self.label = total, label
+        self.done = self.before = 0
+        self.first = True
+        self.start = self.told = time.monotonic()
+
+    def __enter__(self) -> Lines:
+        click.echo(f"{self.label}: {plural(self.total, 'game')} to play", err=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if self.first:
+            self.first, self.before = False, n
+            if n:
+                click.echo(f"{self.label}: {n} of {self.total} played already", err=True)
+            return
+        now = time.monotonic()
+        if now - self.told < LINE_EVERY and self.done < self.total:
+            return
+        self.told, elapsed = now, now - self.start
+        left = elapsed / max(1, self.done - self.before) * (self.total - self.done)
+        more = f", about {left:.0f} s to go" if self.done < self.total else ""
+        click.echo(f"{self.label}: {self.done} of {self.total} games played ({elapsed:.0f} s{more})",
+                   err=True)
 
 
 def _games(todo: list[Task], workers: int, ray_address: str | None) -> Any:

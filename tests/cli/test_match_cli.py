@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -160,12 +161,56 @@ def test_the_table_gives_a_paired_verdict_only_from_enough_deals() -> None:
 
 def test_the_readmes_first_command_pits_the_search_against_other_bots_and_runs(
         capsys: pytest.CaptureFixture[str]) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    first = next(line for line in readme.splitlines() if "bin/cardtable match " in line)
-    argv = shlex.split(first.split("bin/cardtable ", 1)[1])
-    bots = argv[argv.index("--bots") + 1].split(",")
-    assert any(b.startswith("ismcts") for b in bots) and len(set(bots)) > 1  # something worth seeing
-    argv[argv.index("--games") + 1] = "1"  # the same command, one deal
-    code, out, err = run(capsys, *argv)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").splitlines()
+    at = next(k for k, line in enumerate(readme) if "bin/cardtable match " in line)
+    first, heavier = (shlex.split(line.split("bin/cardtable ", 1)[1]) for line in readme[at:at + 2])
+    fresh = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/cardtable match "
+    assert readme[at].startswith(fresh) and readme[at + 1].startswith(".venv/bin/cardtable match ")
+    bots = first[first.index("--bots") + 1].split(",")
+    assert "ismcts:strong" in bots and len(set(bots)) > 1 and "--duplicate" in first  # something worth seeing
+    assert [a for a in first if a not in ("--rule", "threshold=200")] == heavier  # the same at full length
+    first[first.index("--games") + 1] = "1"  # the same command, one deal
+    code, out, err = run(capsys, *first)
     assert code == 0, err
     assert "ismcts:strong" in out and "paired by deal" in out
+    assert "SOLO anniversary, 4 players: 4 of 4 games played" in err  # told as they end
+
+
+def test_a_match_tells_its_progress_when_stderr_is_not_a_terminal(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A line a finished game (a terminal gets click's progress bar; elsewhere it showed nothing but
+    its label), and the games a --resume found played."""
+    from cardtable.cli import match_cmd
+
+    monkeypatch.setattr(match_cmd, "LINE_EVERY", 0.0)  # every game told, however fast
+    out = tmp_path / "run.jsonl"
+    argv = ("match", "scout", "--players", "3", "--games", "4", "--seed", "3", "--out", str(out))
+    code, _, err = run(capsys, *argv)
+    assert code == 0
+    told = [re.sub(r" \(\d+ s(, about \d+ s to go)?\)$", "", line) for line in err.splitlines()]
+    played = [f"SCOUT, 3 players: {k} of 4 games played" for k in range(1, 5)]
+    assert told == ["SCOUT, 3 players: 4 games to play", *played], err
+    assert err.splitlines()[1].endswith(" s to go)") and err.splitlines()[-1].endswith(" s)")
+    header, *games = out.read_text().splitlines()
+    out.write_text("\n".join([header, *games[:2]]) + "\n")  # a run stopped after 2 games
+    code, _, err = run(capsys, *argv, "--resume")
+    told = [line.split(" (")[0] for line in err.splitlines()]
+    assert code == 0 and told[1:] == ["SCOUT, 3 players: 2 of 4 played already", *played[2:]], err
+
+
+def test_progress_lines_come_at_most_every_two_seconds_and_always_for_the_last_game() -> None:
+    """A real process whose stderr is a pipe: fast games are not told one by one."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    code = "from cardtable.cli.main import main; main()"
+    argv = ["match", "scout", "--players", "3", "--games", "6", "--seed", "1"]
+    done = subprocess.run([sys.executable, "-c", code, *argv], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == "SCOUT, 3 players: 6 games to play", lines
+    last = re.fullmatch(r"SCOUT, 3 players: 6 of 6 games played \((\d+) s\)", lines[-1])
+    assert last is not None, lines
+    assert len(lines) <= 2 + int(last.group(1)) // 2, lines  # a line per game would be 7
