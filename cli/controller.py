@@ -436,12 +436,16 @@ class LocalSession(BaseSession):
         return done
 
     def undoable(self) -> bool:
-        return not self._left and self._moves is not None and any(s == self.seat for s, _ in self._moves)
+        return not self._left and not self._match.is_over() and self._moves is not None \
+            and any(s == self.seat for s, _ in self._moves)
 
     def undo(self) -> str | None:
+        if self._left:
+            return "you have left the table"
+        if self._match.is_over():
+            return "the match is over"
         if not self.undoable() or self._moves is None:
-            return "nothing to undo: you have made no move in this match" if not self._left else \
-                "you have left the table"
+            return "nothing to undo: you have made no move in this match"
         last = max(i for i, (s, _) in enumerate(self._moves) if s == self.seat)
         taken = self._moves[last][1]
         m = Match(self._match.config, self._match.seed)

@@ -138,3 +138,17 @@ def test_the_help_page_and_plain_help_tell_undo() -> None:
 
     assert "| `u` |" in table_keys("solo") and "| `u` |" in table_keys("scout")
     assert "undo (at a play table" in HELP
+
+
+def test_no_undo_once_the_match_is_over() -> None:
+    session = LocalSession(Match(SoloConfig.preset("classic", 2, rounds=1, hand_size=2), b"undo-end"), 0,
+                           "heuristic")
+    c = Controller(session)
+    for _ in range(500):
+        session.run_bots()
+        if session.is_over():
+            break
+        hint = session.hint()
+        assert hint.action is not None and c.submit(hint.action) is None
+    assert session.is_over() and any(s == 0 for s, _ in session.moves() or [])
+    assert not session.undoable() and c.undo() == "the match is over"
