@@ -145,7 +145,7 @@ class FreeSeatForm(ModalScreen[int | None]):
 
     CSS = """
     FreeSeatForm { align: center middle; }
-    #seats { width: 50; max-width: 100%; height: auto; max-height: 80%; border: round $accent;
+    #seats { width: 56; max-width: 100%; height: auto; max-height: 80%; border: round $accent;
              background: $surface; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -160,7 +160,7 @@ class FreeSeatForm(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         seats = self.query_one("#seats", OptionList)
-        seats.border_title = "Free which seat? (Enter: free it · Esc: cancel)"
+        seats.border_title = "Free which seat? (Enter frees it)"
         seats.highlighted = 0
         seats.focus()
 
