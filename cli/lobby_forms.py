@@ -25,10 +25,10 @@ CHOICES = {"call": ("with_play", "window"), "scoring": ("pool", "penalty")}
 WORDS = {
     "players": "seats at the table",
     "cpu": "computer seats (the last ones)",
-    "scoring": "pool: highest pool wins; penalty: lowest",
+    "scoring": "pool: highest wins · penalty: lowest",
     "pool": "each pool starts at (pool scoring)",
     "threshold": "the match ends at (penalty scoring)",
-    "rounds": "the match ends after this many rounds (0: no limit)",
+    "rounds": "ends after this many rounds (0: none)",
     "hand_size": "cards dealt to each player",
     "false_catch_penalty": "cards a wrong catch costs",
 }
