@@ -546,14 +546,14 @@ class NetSession(BaseSession):
         return [str(s.controller) for s in self.peer.table.seats]
 
     def moves(self) -> list[tuple[int, str]] | None:
-        """The committed moves (replayed from the peer's log); None at a hidden-hands table."""
-        from cardtable.cli.log_frames import table_moves
-        from cardtable.p2p.table import TableState
+        """The committed moves of the match being played (replayed from the peer's log; after a
+        rematch, the new match's only); None where the machines dealt the cards together (hidden
+        hands): the seed alone does not deal them."""
+        from cardtable.cli.log_frames import match_moves
 
-        if self.peer.table.match is None or self.peer.table.hides():
+        if self.peer.table.match is None or self.peer.table.match.dealt_by_table:
             return None
-        table = TableState()
-        return table_moves([table.apply(entry) for entry in self.peer.log[:self.peer.commit_index]])
+        return match_moves(self.peer.log[:self.peer.commit_index])
 
     def status(self) -> str:
         t = self.peer.table
