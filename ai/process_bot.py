@@ -73,6 +73,7 @@ class BotProcess:
 
     def __init__(self, argv: list[str], stderr: Path | None = None, transcript: Path | None = None) -> None:
         self.argv = argv
+        self.cpu_seen = 0.0  # the last CPU time read (``cpu_seconds``)
         self.seat_bound = stderr is not None or transcript is not None  # never reused by another seat
         self.transcript: IO[str] | None = None
         if transcript is not None:
@@ -168,13 +169,15 @@ class BotProcess:
         return line
 
     def cpu_seconds(self) -> float:
-        """CPU time the program has used (Linux /proc; 0 elsewhere)."""
+        """CPU time the program has used (Linux /proc; 0 elsewhere). Once it has exited, the last
+        reading: so the difference of two readings is never negative."""
         try:
             with open(f"/proc/{self.proc.pid}/stat", "rb") as stat:
                 fields = stat.read().rpartition(b")")[2].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            self.cpu_seen = max(self.cpu_seen, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
         except (OSError, ValueError, IndexError):
-            return 0.0
+            pass
+        return self.cpu_seen
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -335,7 +335,10 @@ def fault_example_lines(example: dict[str, Any]) -> list[str]:
     if example.get("traceback"):
         lines += ["  " + line for line in example["traceback"].rstrip().splitlines()[-12:]]
     if example.get("stderr"):
-        lines.append(f"  its stderr: {example['stderr']}")
+        from cardtable.cli.seat_bots import last_line
+
+        last = last_line(Path(example["stderr"]))
+        lines.append(f"  its stderr: {example['stderr']}" + (f", its last line: {last}" if last else ""))
     return lines
 
 

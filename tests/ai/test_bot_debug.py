@@ -60,6 +60,7 @@ def test_a_crash_gives_its_exit_code_and_an_illegal_answer_its_line(capsys: pyte
     assert "R99" in (tmp_path / "game-0000-seat-1.log").read_text()
     table = summary_table(report)
     assert "first crash (game 0, seat 0, round 1, " in table and "exit code 3" in table
+    assert f"its stderr: {tmp_path / 'game-0000-seat-0.stderr'}, its last line: bad-crash: exit 3" in table
     assert 'it answered "R99", not one of the legal actions' in table
     assert '  it wrote: {"id": ' in table and "legal were: " in table
 

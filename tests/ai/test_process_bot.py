@@ -106,3 +106,22 @@ def test_a_lan_seat_takes_a_program_bot_through_the_same_factory() -> None:
     assert bot.choose(match.observation(seat), legal) in legal
     assert bot.faults == {} and bot.name == "json-bot"
     bot.close()
+
+
+def test_a_programs_cpu_time_after_it_exited_is_its_last_reading() -> None:
+    """Once a program has exited its /proc entry is gone: the CPU time stays at the last reading,
+    so the time a bot spent never comes out below zero (it read 0 there, and went negative)."""
+    import subprocess
+    import sys
+
+    from cardtable.ai.process_bot import BotProcess
+
+    bot = object.__new__(BotProcess)
+    bot.cpu_seen = 0.0
+    bot.proc = subprocess.Popen([sys.executable, "-c", "sum(range(20_000_000))"])
+    read = 0.0
+    while bot.proc.poll() is None:
+        read = bot.cpu_seconds()
+    bot.proc.wait()
+    assert read > 0, "the program ended before it was read: give it more to do"
+    assert bot.cpu_seconds() == read
