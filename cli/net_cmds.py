@@ -185,7 +185,8 @@ def _table_list(heard: list[Any]) -> str:
 @game_argument
 @click.option("--name", required=True,
               help="The table's name, as 'cardtable tables' lists it and 'cardtable join NAME' takes it "
-                   "(up to 32 characters; the host's seat is shown by it too).")
+                   "(up to 32 characters).")
+@player_option
 @players_option
 @edition_option
 @click.option("--cpu", type=click.IntRange(0, 9), default=0, show_default=True,
@@ -217,7 +218,7 @@ def _table_list(heard: list[Any]) -> str:
 @plain_option
 @turn_clock_option
 @bell_option
-def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots: str,
+def host(game: str, name: str, player: str | None, players: int, edition: str | None, cpu: int, bots: str,
          debug_bots: Path | None, pool: int | None, threshold: int | None, rounds: int | None,
          rules: tuple[str, ...], deal: str | None, passphrase: str | None, port: int,
          auto: str | None, home: Path | None, fresh: bool, takeover: float, bot_delay: float,
@@ -235,6 +236,8 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
     bots = table_spec(bots, players, range(players - cpu, players), game, forget_calls)
     auto = _auto(auto)
     _check_name(name, "--name")
+    player = player or _login_name()
+    _check_name(player, "--player")
     config = make_config(game, players, edition, **scoring_overrides(game, edition, pool, threshold, rounds),
                          **parse_rules(rules))
     deal = deal or "hidden"
@@ -249,7 +252,7 @@ def host(game: str, name: str, players: int, edition: str | None, cpu: int, bots
 
         peer = Peer.host(ctx.identity, ctx.home.store(), config, name, cpu, now=time.monotonic(),
                          seed=os.urandom(32), passphrase=passphrase, bots=bots, auto=auto,
-                         timeouts=ctx.timeouts(), deal=deal)
+                         timeouts=ctx.timeouts(), deal=deal, player=player)
         table_id = peer.table_id.hex() if peer.table_id else "?"
         people = players - cpu - 1
 

@@ -105,7 +105,7 @@ def defaults(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """click's default map: each setting as the default of the options it stands for."""
     out: dict[str, dict[str, Any]] = {"play": {}, "host": {}, "join": {}}
     if "name" in settings:
-        out["join"]["player"] = settings["name"]
+        out["join"]["player"] = out["host"]["player"] = settings["name"]
     if "bots" in settings:
         out["play"]["bots"] = out["host"]["bots"] = settings["bots"]
     for key in ("bot_delay", "bell"):

@@ -234,9 +234,10 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     @classmethod
     def host(cls, identity: Identity, store: Store, config: Any, name: str, cpu_seats: int, *, now: float,
              seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
-             timeouts: Timeouts = Timeouts(), deal: str = "open") -> Peer:
-        """Create a table (its first sequencer) with ``cpu_seats`` computer seats; ``deal``:
-        ``hidden`` (the members deal together, docs/hidden-hands.md) or ``open`` (from the seed)."""
+             timeouts: Timeouts = Timeouts(), deal: str = "open", player: str | None = None) -> Peer:
+        """Create a table ``name`` (its first sequencer) with ``cpu_seats`` computer seats; ``deal``:
+        ``hidden`` (the members deal together, docs/hidden-hands.md) or ``open`` (from the seed);
+        ``player``: the host's own name at it (None: the table's)."""
         peer = cls(identity, store, now=now, seed=seed, passphrase=passphrase, bots=bots, auto=auto,
                    timeouts=timeouts)
         peer.table_id = peer._random_bytes(wire.ID_BYTES)
@@ -247,7 +248,8 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         peer._save_meta()
         peer._set_term(1, peer.key)
         peer._become_leader(noop=False)
-        peer._propose(["create", peer.name, config.to_dict(), cpu_seats, deal, 1])
+        mine = [] if player is None else [player[: wire.MAX_NAME]]
+        peer._propose(["create", peer.name, config.to_dict(), cpu_seats, deal, 1, *mine])
         peer._after()
         return peer
 

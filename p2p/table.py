@@ -411,7 +411,8 @@ class TableState:
         if reason:
             return reason
         humans = len(self.roster.owners)
-        self.seats = [Seat(entry.decoded.author if s == 0 else None, payload[1] if s == 0 else "")
+        host = payload[6] if len(payload) > 6 else payload[1]  # the host's own name, or the table's
+        self.seats = [Seat(entry.decoded.author if s == 0 else None, host if s == 0 else "")
                       for s in range(humans)]
         self.seats += [Seat(None, f"cpu {s}", CPU) for s in range(humans, self.config.players)]
         self._close_lobby()

@@ -289,7 +289,8 @@ def _hidden(payload: list[Any]) -> None:
 def check_payload(payload: list[Any]) -> None:
     """Raise ``WireError`` unless ``payload`` is one of the documented payloads (a ``create``
     written before wire 5 has no deal field: it deals open; from wire 6 it has a sixth, 1: every
-    dealer of a hidden deal escrows its seed)."""
+    dealer of a hidden deal escrows its seed, and may have a seventh: the host's own name, when it
+    is not the table's)."""
     kind = payload[0] if payload and isinstance(payload[0], str) else None
     if kind in HIDDEN_KINDS:
         _hidden(payload)
@@ -297,9 +298,11 @@ def check_payload(payload: list[Any]) -> None:
     spec = _PAYLOADS.get(kind) if kind else None
     if spec is not None and kind == "create" and len(payload) == 4:
         payload = [*payload, "open"]
-    if spec is not None and kind == "create" and len(payload) == 6:
+    if spec is not None and kind == "create" and len(payload) in (6, 7):
         if payload[5] not in (0, 1) or isinstance(payload[5], bool):
             raise WireError("malformed")
+        if len(payload) == 7:
+            _str(payload[6], MAX_NAME)
         payload = payload[:5]
     if spec is None or len(payload) != spec[0]:
         raise WireError("malformed")

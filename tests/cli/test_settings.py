@@ -58,7 +58,7 @@ def test_the_settings_are_the_defaults_and_an_option_still_wins(capsys: pytest.C
     settings.save({"name": "bea", "bots": "heuristic,random", "bot_delay": 0.25})
     assert settings.defaults(settings.load()) == {
         "play": {"bots": "heuristic,random", "bot_delay": 0.25},
-        "host": {"bots": "heuristic,random", "bot_delay": 0.25},  # host --name is the table's
+        "host": {"player": "bea", "bots": "heuristic,random", "bot_delay": 0.25},  # --name: the table
         "join": {"player": "bea", "bot_delay": 0.25}}
     code, _, err = run(capsys, "play", "solo", "--plain", "--players", "4")
     assert code == 2 and "not 2 (the bots setting: cardtable config bots)" in err

@@ -259,3 +259,18 @@ def test_two_replicas_agree() -> None:
     a, b = playing(config, cpu=0), playing(config, cpu=0)
     assert a.table.match is not None and b.table.match is not None
     assert a.table.match.digest() == b.table.match.digest()
+
+
+def test_the_tables_name_is_not_the_hosts() -> None:
+    """``host --name kitchen`` names the table; the host's own seat has the host's name."""
+    from cardtable.engine import scout
+    from cardtable.p2p.simnet import SimNet
+
+    net = SimNet(1)
+    node = net.node("h")
+    peer = net.host(node, scout.Config(players=3), 2, auto="random", bots="random", player="quinn")
+    assert net.run(lambda: peer.table.match is not None, limit=30)
+    assert peer.table.name == "h" and peer.table.seats[0].name == "quinn"
+    other = net.host(net.node("kitchen"), scout.Config(players=3), 2, auto="random", bots="random")
+    assert net.run(lambda: other.table.match is not None, limit=30)
+    assert other.table.seats[0].name == "kitchen"  # no name given: the table's, as before

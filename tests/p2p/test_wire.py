@@ -140,11 +140,13 @@ def test_a_secret_decodes_to_its_sender_and_receiver_and_hidden_payloads_are_che
     wire.check_payload(["seed", 0, b"s" * 32])
     wire.check_payload(["create", "t", {"game": "scout", "players": 2}, 0, "hidden"])
     wire.check_payload(["create", "t", {"game": "scout", "players": 2}, 0, "hidden", 1])  # escrow (wire 6)
+    wire.check_payload(["create", "t", {"game": "scout", "players": 2}, 0, "hidden", 1, "quinn"])  # the host
     for bad in (["seed", 1], ["deck", 0, 1, b"x"], ["keys", 1, "show:0", b"y" * 3],
                 ["fault", 0, b"k" * 32, "no", 0],
                 ["create", "t", {"game": "scout", "players": 2}, 0, "peek"],
                 ["create", "t", {"game": "scout", "players": 2}, 0, "hidden", 2],
-                ["create", "t", {"game": "scout", "players": 2}, 0, "hidden", True]):
+                ["create", "t", {"game": "scout", "players": 2}, 0, "hidden", True],
+                ["create", "t", {"game": "scout", "players": 2}, 0, "hidden", 1, "q" * 33]):
         with pytest.raises(WireError, match="malformed"):
             wire.check_payload(bad)
 
