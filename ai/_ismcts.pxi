@@ -27,6 +27,51 @@ cdef double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+def clock():
+    """The search's clock (CLOCK_MONOTONIC, seconds): what search()'s ``deadline`` is read on."""
+    return now_seconds()
+
+
+cdef struct Deadline:
+    double at          # the monotonic time to stop at (0: none)
+    double last        # when the clock was last read
+    int stride         # calls between two reads
+    int countdown      # calls until the next read
+
+
+cdef inline void deadline_start(Deadline* d, double at) noexcept nogil:
+    d.at = at
+    d.last = now_seconds()
+    d.stride = 1
+    d.countdown = 1
+
+
+cdef inline bint deadline_passed(Deadline* d) noexcept nogil:
+    """Whether the deadline has passed, asked once an iteration. The clock is read every
+    ``stride`` calls, the stride doubled while reads come less than 20 µs apart and halved
+    once they come more than 80 µs apart (at most 64): so a search stops within about 80 µs or
+    one slow iteration of its deadline, and a slow clock (a VM without a vDSO clock) costs
+    little."""
+    cdef double t
+    if d.at <= 0:
+        return False
+    d.countdown -= 1
+    if d.countdown > 0:
+        return False
+    t = now_seconds()
+    if t >= d.at:
+        d.countdown = 1
+        return True
+    if t - d.last < 20e-6:
+        if d.stride < 64:
+            d.stride *= 2
+    elif t - d.last > 80e-6 and d.stride > 1:
+        d.stride //= 2
+    d.last = t
+    d.countdown = d.stride
+    return False
+
+
 cdef enum:
     LOG_TABLE = 8192
 
@@ -764,15 +809,16 @@ cdef int weigh_particles(GameState* pool, double* cum, int* particles, void* inf
                          double deadline, double min_ess) noexcept nogil:
     """Draw ``particles`` determinizations into ``pool`` and weigh each by the clues
     (_infer.pxi); ``cum`` gets the running sums of the weights (each over the largest, so the
-    largest is 1). Past the ``deadline`` (0: none) no more are drawn once there are 8
-    (``particles`` then says how many). With ``min_ess`` > 0 the weights are tempered,
-    w ** beta with the largest beta <= 1 that keeps the effective sample size at least that
-    share of the particles (so that the search never sees only a handful of worlds).
+    largest is 1). Past the ``deadline`` (0: none) no more are drawn once there are 8 (the
+    clock is read before each; ``particles`` then says how many). With ``min_ess`` > 0 the
+    weights are tempered, w ** beta with the largest beta <= 1 that keeps the effective sample
+    size at least that share of the particles (so that the search never sees only a handful of
+    worlds).
     Returns how many particles carry weight (0: the clues fit no sample)."""
     cdef int k, alive = 0, n = particles[0], step
     cdef double top = -1e300, total = 0.0, beta = 1.0, lo = 0.0, hi = 1.0
     for k in range(n):
-        if deadline > 0 and k >= 8 and (k & 7) == 0 and now_seconds() > deadline:
+        if deadline > 0 and k >= 8 and now_seconds() >= deadline:
             particles[0] = k
             break
         determinize(&pool[k], info, rng)
@@ -812,37 +858,39 @@ cdef inline int pick_particle(const double* cum, int particles, Rng* rng) noexce
     return lo
 
 
-cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
+cdef int run_search(Tree* t, GameState* det, void* info, int max_iterations, double deadline,
                     unsigned long long seed, void* acts, KeyIdx* ki, int* found,
                     double* values, const void* belief, GameState* pool, double* cum,
                     int particles, double min_ess, int* alive) noexcept nogil:
-    """Iterate until the budget is spent; ``det`` is scratch space for the determinizations.
-    With a ``belief`` (and a ``pool`` of ``particles`` states, ``cum`` as many doubles), each
-    iteration's determinization is drawn from weighted particles, else afresh and uniformly;
-    ``alive`` gets the particles that carry weight."""
+    """Iterate until ``max_iterations`` are done or the monotonic clock passes ``deadline``
+    (0: none; at least one iteration is done); ``det`` is scratch space for the
+    determinizations. With a ``belief`` (and a ``pool`` of ``particles`` states, ``cum`` as
+    many doubles), each iteration's determinization is drawn from weighted particles, else
+    afresh and uniformly; ``alive`` gets the particles that carry weight."""
     cdef Rng rng
     cdef int done = 0
-    cdef double deadline = now_seconds() + seconds
+    cdef Deadline clock
     rng_seed(&rng, seed)
     tree_reset(t)
     alive[0] = 0
     if belief != NULL and pool != NULL:
         alive[0] = weigh_particles(pool, cum, &particles, info, belief, &rng, acts, values,
-                                   deadline if seconds > 0 else 0.0, min_ess)
+                                   deadline, min_ess)
         if alive[0] == 0:   # no sample fits the clues (a model too sure of itself): uniform
             pool = NULL
     if belief == NULL:
         pool = NULL
     if t.halving:
-        return run_halving(t, det, info, max_iterations, seconds, deadline, &rng, acts, ki, found, values,
+        return run_halving(t, det, info, max_iterations, deadline, &rng, acts, ki, found, values,
                            pool, cum, particles)
+    deadline_start(&clock, deadline)
     while done < max_iterations:
         draw(det, info, pool, cum, particles, &rng)
         if done == 0:
             root_setup(t, det, values)
         iterate(t, det, acts, ki, found, values, &rng, -1)
         done += 1
-        if seconds > 0 and (done & 63) == 0 and now_seconds() > deadline:
+        if deadline_passed(&clock):
             break
     return done
 
@@ -863,7 +911,7 @@ cdef inline double root_mean(const Tree* t, int j) noexcept nogil:
     return t.nodes[c].reward / t.nodes[c].visits
 
 
-cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, double seconds,
+cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations,
                      double deadline, Rng* rng, void* acts, KeyIdx* ki, int* found, double* values,
                      const GameState* pool, const double* cum, int particles) noexcept nogil:
     """Sequential halving at the root with common random numbers: ceil(log2 n) rounds, each
@@ -871,10 +919,15 @@ cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, do
     determinizations, each with the same random stream below it (so two moves are compared in
     the same worlds, and the comparison's noise is that of their difference), and the better
     half by mean reward survives. ``t.chosen`` gets the last survivor. The tree below each root
-    move grows as in ``iterate``. Returns the iterations (one per move and determinization)."""
+    move grows as in ``iterate``. With a ``deadline`` (0: none) each round gets an equal share
+    of the time left; past the deadline itself the rounds stop at once (even within a
+    determinization) and the best survivor so far by mean reward is the answer. Returns the
+    iterations (one per move and determinization)."""
     cdef int done = 0, n, rounds, r, alive, i, j, a, b, share
     cdef int* survivors
     cdef double round_deadline
+    cdef bint late = False
+    cdef Deadline clock, round_clock
     cdef GameState base
     cdef Rng below, stream
     draw(&base, info, pool, cum, particles, rng)
@@ -891,14 +944,18 @@ cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, do
     rounds = 1   # ceil(log2 n), at least one
     while (1 << rounds) < n:
         rounds += 1
+    deadline_start(&clock, deadline)
     for r in range(rounds):
         share = (max_iterations - done) // (rounds - r)
-        round_deadline = now_seconds() + (deadline - now_seconds()) / (rounds - r)
+        if deadline > 0:
+            round_deadline = now_seconds()
+            round_deadline += (deadline - round_deadline) / (rounds - r)
+        else:
+            round_deadline = 0.0
+        deadline_start(&round_clock, round_deadline)
         i = 0
-        while True:
+        while not late:
             if i > 0:
-                if seconds > 0 and now_seconds() > round_deadline:
-                    break
                 if (i + 1) * alive > share:
                     break
             if not (done == 0 and i == 0):
@@ -908,8 +965,13 @@ cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, do
                 det[0] = base
                 stream = below
                 iterate(t, det, acts, ki, found, values, &stream, survivors[a])
-            done += alive
+                done += 1
+                if deadline_passed(&clock):
+                    late = True
+                    break
             i += 1
+            if deadline_passed(&round_clock):
+                break
         # keep the better half (insertion sort by mean reward, best first; a stable order)
         for a in range(1, alive):
             j = survivors[a]
@@ -919,11 +981,51 @@ cdef int run_halving(Tree* t, GameState* det, void* info, int max_iterations, do
                 b -= 1
             survivors[b] = j
         alive = (alive + 1) // 2
-        if alive <= 1:
+        if alive <= 1 or late:
             break
     t.chosen = survivors[0]
     free(survivors)
     return done
+
+
+# Node pools kept between searches: a search takes a spare pool big enough (else it allocates
+# one) and keeps its own when it ends instead of freeing it, so that nothing after a timed
+# search's deadline takes time that grows with its tree (freeing a pool of many MB does, and
+# a reused pool's pages are already mapped). The spares beyond SPARE_POOLS or SPARE_BYTES,
+# oldest first, are freed when a search takes its pool, before its deadline. Only touched
+# with the GIL held.
+cdef list _spare_pools = []   # (address, nodes) of each spare pool
+SPARE_POOLS = 8
+SPARE_BYTES = 512 << 20
+
+
+cdef Node* take_pool(int capacity, int* got):
+    """A node pool of at least ``capacity`` nodes (``got``: how many it holds), or NULL."""
+    cdef size_t address = 0
+    cdef int k, best = -1
+    for k in range(len(_spare_pools)):
+        if _spare_pools[k][1] >= capacity and (best < 0 or _spare_pools[k][1] < _spare_pools[best][1]):
+            best = k
+    if best >= 0:
+        address, got[0] = _spare_pools.pop(best)
+    while _spare_pools and (len(_spare_pools) >= SPARE_POOLS
+                            or sum(n for _, n in _spare_pools) * sizeof(Node) > SPARE_BYTES):
+        free(<void*><size_t>_spare_pools.pop(0)[0])
+    if address:
+        return <Node*>address
+    got[0] = capacity
+    return <Node*>malloc(capacity * sizeof(Node))
+
+
+cdef void keep_pool(Node* nodes, int size):
+    """Keep a search's pool of ``size`` nodes for a later search (NULL: nothing to keep)."""
+    if nodes != NULL:
+        _spare_pools.append((<size_t>nodes, size))
+
+
+def _spare_pool_sizes():
+    """Test hook: the nodes of each spare pool kept, oldest first."""
+    return [n for _, n in _spare_pools]
 
 
 NODE_BYTES = sizeof(Node)
@@ -978,10 +1080,16 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            int reward_mode=0, double scale2=0.0, str rollout="heuristic", int max_depth=0,
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
-           ValueModel value=None, str opponents="search", double opp_temp=0.0, str root="puct"):
+           ValueModel value=None, str opponents="search", double opp_temp=0.0, str root="puct",
+           double deadline=0.0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
-    Budget: ``iterations`` and/or ``seconds`` (whichever ends first; at least one > 0).
+    Budget: ``iterations``, ``seconds`` (from the call) and/or ``deadline`` (a time on
+    ``clock()``, the monotonic clock: several searches, on several threads or one after another,
+    can share one decision's end) — whichever ends first; at least one > 0. The clock is read
+    about every 80 µs, so a timed search returns within a few hundred µs of its end on an idle
+    machine (at least one iteration is done, however late it is called); the stats' ``stopped``
+    is the ``clock()`` time the search loop stopped (before the GIL was taken back).
     ``wait``: the seat is not the one the game waits for; the root then also offers "not now".
     The rest tune the search; 0 (``cpuct`` -1) takes the game's SEARCH_DEFAULTS:
     ``scale``: the score margin that counts as a clear win (rewards are tanh(margin / scale));
@@ -1024,15 +1132,19 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     cdef int* found = NULL
     cdef double* values = NULL
     cdef int done = 0, max_actions, child, best = NO_NODE, i
-    cdef double started
     cdef ScoutClueSet belief = None
     cdef SoloClueSet solo_belief = None
     cdef ScoutState* pool = NULL
     cdef SoloState* solo_pool = NULL
     cdef double* cum = NULL
-    cdef int alive = 0
-    if iterations <= 0 and seconds <= 0:
-        raise ValueError("give the search a budget: iterations > 0 or seconds > 0")
+    cdef int alive = 0, pool_size = 0
+    cdef double started = now_seconds(), stop = 0.0, stopped = 0.0
+    if iterations <= 0 and seconds <= 0 and deadline <= 0:
+        raise ValueError("give the search a budget: iterations, seconds or a deadline > 0")
+    if seconds > 0:
+        stop = started + seconds
+    if deadline > 0 and (stop == 0 or deadline < stop):
+        stop = deadline
     if game not in ("solo", "scout"):
         raise ValueError(f"unknown game {game!r}")
     if rollout not in ("heuristic", "random"):
@@ -1064,7 +1176,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         iterations = 1 << 30
     # Nodes the search may create (one an iteration at most); the pool holds three times as
     # many (child blocks are allocated by doubling) plus one slot per root move.
-    capacity = min(iterations, int(seconds * 400_000) if seconds > 0 else iterations, 4_000_000) + 2
+    capacity = min(iterations, int(max(stop - started, 0.0) * 400_000) if stop > 0 else iterations,
+                   4_000_000) + 2
     memset(&t, 0, sizeof(Tree))
     t.searcher = seat
     t.players = len(observation["hand_sizes"])
@@ -1111,24 +1224,27 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     found = <int*>malloc((max_actions + 1) * sizeof(int))
     values = <double*>malloc((max_actions + 1) * sizeof(double))
     t.capacity = 3 * capacity + max_actions + 1
-    t.nodes = <Node*>malloc(t.capacity * sizeof(Node))
+    t.nodes = take_pool(t.capacity, &pool_size)
     if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
             or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
         free(acts); free(ki); free(found); free(values); free(t.nodes)
         free(t.root_acts); free(t.root_ki); free(t.root_child); free(pool); free(solo_pool); free(cum)
         raise MemoryError("not enough memory for the search tree")
     try:
-        started = now_seconds()
+        # the root's move texts before the search: after a timed one's deadline, little is left
+        texts = _root_texts(game, solo_info if game == "solo" else scout_info, seat, seed)
         if game == "solo":
             with nogil:
-                done = run_search(&t, &solo_det, &solo_info.info, iterations, seconds, seed, acts, ki, found,
+                done = run_search(&t, &solo_det, &solo_info.info, iterations, stop, seed, acts, ki, found,
                                   values, NULL if solo_belief is None else &solo_belief.b, solo_pool, cum,
                                   particles, infer_ess, &alive)
+                stopped = now_seconds()
         else:
             with nogil:
-                done = run_search(&t, &scout_det, &scout_info.info, iterations, seconds, seed, acts, ki,
+                done = run_search(&t, &scout_det, &scout_info.info, iterations, stop, seed, acts, ki,
                                   found, values, NULL if belief is None else &belief.b, pool, cum,
                                   particles, infer_ess, &alive)
+                stopped = now_seconds()
         elapsed = now_seconds() - started
         # the root's children newest first (the order ties are broken in), then the most visited
         made = sorted((t.nodes[t.root_child[i]].born, t.root_child[i]) for i in range(t.root_n)
@@ -1141,12 +1257,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
                 best = child
         if t.chosen >= 0:
             best = t.root_child[t.chosen]
-        texts = _root_texts(game, solo_info if game == "solo" else scout_info, seat, seed)
         action = None if best == NO_NODE else texts.get(t.nodes[best].key)
         ranked = sorted(((texts.get(k), v, r) for k, v, r in children), key=lambda c: (-c[1], c[0] != action))
         if best == NO_NODE and not wait:
             raise RuntimeError("the search found no move")
-        return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "children": ranked,
+        return action, {"iterations": done, "nodes": t.born, "seconds": elapsed, "stopped": stopped,
+                        "children": ranked,
                         "mean_depth": <double>t.depth_sum / max(done, 1), "off_policy": t.off_policy,
                         "clues": len(belief) if belief is not None else len(solo_belief) if solo_belief is not None
                         else 0, "particles_alive": alive}
@@ -1158,7 +1274,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(ki)
         free(found)
         free(values)
-        free(t.nodes)
+        keep_pool(t.nodes, pool_size)
         free(t.root_acts)
         free(t.root_ki)
         free(t.root_child)

@@ -23,6 +23,7 @@ exactly the missed calls it saw. Everything else it searches, out-of-turn plays 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -49,8 +50,10 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
 search; ``trees`` defaults to ``threads``; an iteration budget is split as before, so the moves
-are the same as with ``trees`` alone, only sooner; a time budget is wall time, each tree
-searching for it), ``answer`` (``visits``: the most visited root move; ``value``: the best
+are the same as with ``trees`` alone, only sooner; a time budget is the decision's wall time:
+the trees searched at once share one deadline, set when the decision starts, less the margin
+``IsmctsBot`` measures for what follows the searches, and more trees than threads split it
+into waves), ``answer`` (``visits``: the most visited root move; ``value``: the best
 mean reward among the moves visited at least a tenth as often as the most visited), ``infer``
 (1: the determinizations weighted by the clues the bot read; ``scout`` or ``solo``: in that
 game only; ``particles`` and the ``infer_*`` settings tune it), ``leaf`` (``net``: after
@@ -66,6 +69,10 @@ WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positi
          "leaf": ("rollout", "net"), "opponents": ("search", "policy", "sample"), "root": ("puct", "halving"),
          "infer": ("0", "1", "scout", "solo")}
 """The settings that take a word, and their words."""
+
+
+TAIL_WINDOW = 32
+"""Timed decisions whose time past their searches' deadline sets a time budget's margin."""
 
 
 SECONDS = re.compile(r"(?:0|[1-9][0-9]{0,3})(?:\.[0-9]{1,3})?s")
@@ -133,13 +140,17 @@ class IsmctsBot:
         """``level``: a name in LEVELS or an experimental budget (``parse_level``)."""
         iterations, settings = parse_level(level)
         try:
-            from cardtable.ai._search import search
+            from cardtable.ai._search import clock, search
         except ImportError:  # only without the compiled extension (tests/packaging)
             problem = ("the ismcts bot needs the compiled search, which was not built when cardtable was "
                        "installed (no C compiler?): install a C compiler and the Python headers "
                        "(e.g. apt-get install gcc python3-dev), then reinstall cardtable")
             raise ParseError(problem) from None
         self._search = search
+        self._clock = clock
+        self._tails: list[float] = []  # the last decisions' time from the deadline to the answer
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_owner = (0, 0)  # the process and helper count the pool was started for
         self.seat = seat
         self.level = level
         self.iterations = iterations
@@ -191,24 +202,71 @@ class IsmctsBot:
                                 wait=wait, root_floor=floor, **options)
         return list(stats["children"])
 
-    def _run(self, obs: dict[str, Any], wait: bool) -> str | None:
+    def _helpers(self, count: int) -> ThreadPoolExecutor:
+        """The bot's ``count`` helper threads for root-parallel search, kept between decisions
+        (started on first use; again in a forked process, which has none of them)."""
+        owner = (os.getpid(), count)
+        if self._pool is None or self._pool_owner != owner:
+            if self._pool is not None and self._pool_owner[0] == owner[0]:
+                self._pool.shutdown(wait=False)
+            self._pool, self._pool_owner = ThreadPoolExecutor(count, thread_name_prefix="ismcts"), owner
+        return self._pool
+
+    def margin(self, seconds: float) -> float:
+        """The time a ``seconds`` budget keeps back for what comes after its searches' deadline:
+        the longest such time in the last TAIL_WINDOW timed decisions (1 ms before any), at most
+        a tenth of the budget. On an idle machine that is a fraction of a millisecond (the
+        searches' return to Python, the tally); on a busy one, the milliseconds the threads
+        wait for a core before they see the clock (bench/ai.py --only deadlines: covering the
+        longest rather than the 90th percentile kept more threads than cores within 10%)."""
+        if not self._tails:
+            return min(0.001, seconds / 10)
+        return min(max(max(self._tails), 0.0), seconds / 10)
+
+    def deadlines(self, started: float, seconds: float, trees: int, threads: int) -> list[float]:
+        """Each tree's deadline on the search's clock for a decision that ``started`` then with
+        a budget of ``seconds``: the trees run in waves of ``threads`` (the order they are
+        handed to the threads), each wave an equal share of the budget less the margin."""
+        usable = seconds - self.margin(seconds)
+        waves = -(-trees // threads)
+        return [started + usable * (j // threads + 1) / waves for j in range(trees)]
+
+    def _run(self, obs: dict[str, Any], wait: bool, started: float | None = None) -> str | None:
+        """The answer of this level's searches; a time budget counts from ``started`` (the
+        search's clock when the decision began; None: now)."""
+        if started is None:
+            started = self._clock()
         options, trees, threads, answer, seconds = self._options(obs)
         seeds = [self.rng.below(2**63) for _ in range(trees)]
-        budget = {"iterations": max(1, self.iterations // trees) if self.iterations else 0,
-                  "seconds": seconds * threads / trees}
+        iterations = max(1, self.iterations // trees) if self.iterations else 0
+        ends = self.deadlines(started, seconds, trees, threads) if seconds else [0.0] * trees
 
-        def one(seed: int) -> tuple[str | None, dict[str, Any]]:
-            return self._search(obs["game"], obs, obs["config"], self.seat, seed=seed, wait=wait,  # type: ignore[no-any-return]
-                                **budget, **options)
+        def one(job: tuple[int, float]) -> tuple[str | None, dict[str, Any]]:
+            return self._search(obs["game"], obs, obs["config"], self.seat, seed=job[0], wait=wait,  # type: ignore[no-any-return]
+                                iterations=iterations, deadline=job[1], **options)
 
+        jobs = list(zip(seeds, ends, strict=True))
         if threads > 1:  # the search releases the GIL: the trees run side by side
-            with ThreadPoolExecutor(threads, thread_name_prefix="ismcts") as pool:
-                results = list(pool.map(one, seeds))
+            # this thread searches every threads-th tree, the bot's helper threads the others
+            # (kept between decisions: nothing to start before the search, nor join after it)
+            pool = self._helpers(threads - 1)
+            helped = {j: pool.submit(one, job) for j, job in enumerate(jobs) if j % threads}
+            own = {j: one(job) for j, job in enumerate(jobs) if j % threads == 0}
+            results = [own[j] if j in own else helped[j].result() for j in range(trees)]
         else:
-            results = [one(seed) for seed in seeds]
+            results = [one(job) for job in jobs]
+        answer_text = self._tally(results, trees, answer)
+        if seconds:
+            self._tails = [*self._tails[1 - TAIL_WINDOW:], self._clock() - ends[-1]]
+        return answer_text
+
+    def _tally(self, results: list[tuple[str | None, dict[str, Any]]], trees: int, answer: str) -> str | None:
+        """The answer from the trees' root statistics (their visits summed; one tree answering
+        by visits: its own answer); ``last_stats`` gets the last tree's, with every tree's
+        iterations as ``tree_iterations``."""
         tally: dict[str | None, list[float]] = {}  # root move -> [visits, summed reward]
+        self.last_stats = {**results[-1][1], "tree_iterations": [s.get("iterations", 0) for _, s in results]}
         for _, stats in results:
-            self.last_stats = stats
             for move, visits, mean in stats["children"]:
                 cell = tally.setdefault(move, [0.0, 0.0])
                 cell[0] += visits
@@ -222,18 +280,20 @@ class IsmctsBot:
         return next(m for m, (v, _) in tally.items() if v == most)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any:
+        started = self._clock()
         self.see(obs)
         if len(legal) == 1:
             self.clues.note(str(legal[0]))
             return legal[0]
         moves = {str(a): a for a in legal}
-        text = self._run(obs, wait=False)
+        text = self._run(obs, wait=False, started=started)
         if text not in moves:
             raise RuntimeError(f"the search proposed {text!r}, which is not legal here")
         self.clues.note(text)
         return moves[text]
 
     def react(self, obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
+        started = self._clock()
         self.see(obs)
         moves = {str(a): a for a in legal}
         if "solo" in moves:
@@ -246,5 +306,5 @@ class IsmctsBot:
             return None
         if obs["game"] == "scout":  # the whole-hand turn: decide now, there is no "not now"
             return self.choose(obs, plays)
-        text = self._run(obs, wait=True)
+        text = self._run(obs, wait=True, started=started)
         return None if text is None else moves.get(text)

@@ -1,6 +1,7 @@
 """The AI's figures, each comparison measured side by side in this one process.
 
-Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-strength]``.
+Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-strength]``
+(``--only threads|evaluation|deadlines``: that section alone).
 
 1. Random playouts/s: the C mirror against the pure-Python engine (4-player SOLO
    anniversary and classic, 4-player SCOUT), interleaved in short slices so that a change of
@@ -21,6 +22,11 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
 4. Time budgets: the wall time of 25 decisions of ``ismcts:0.2s`` (SCOUT without and with
    inference, SOLO anniversary) against three heuristic bots, mean and largest.
    Bytes per tree node and the peak memory of a 1-second search.
+   Time budgets kept (``--only deadlines [--decisions N] [--busy K] [--deadline-threads 1,2]``):
+   the wall time of whole decisions (``bot.choose``) of ``ismcts:0.25s`` and ``ismcts:1s`` at
+   each thread count, interleaved decision by decision, over the budget: mean, median, 99th
+   percentile (the worst below 100 decisions) and worst, with K busy-looping processes beside
+   (a loaded machine).
 5. With ``--agreement``: on the committed SCOUT positions (``bench/agreement_positions.json``:
    100 positions of 4-player rounds played by the heuristic bots, as the moves that led to
    them), the share of the search's answers (two seeds each) equal to the answer of a search
@@ -414,6 +420,84 @@ def budgets() -> None:
               f"largest {max(times):.3f} s")
 
 
+def decision_positions(config: Any, seed: bytes,
+                       every: int = 4) -> list[tuple[dict[str, Any], list[Any], int]]:
+    """Every ``every``-th decision with more than one legal move (SCOUT: in the play phase) of a
+    round played by the heuristic bots: (observation, legal moves, seat)."""
+    match = Match(config, seed)
+    n = config.players
+    bots = [make_bot("heuristic", seed, s) for s in range(n)]
+    seen: list[tuple[dict[str, Any], list[Any], int]] = []
+    count = 0
+    while not match.round_scores:
+        waiting = match.to_move()
+        assert waiting is not None
+        obs, legal = match.observation(waiting), match.legal_actions(waiting)
+        if len(legal) > 1 and obs.get("phase", "play") == "play":
+            count += 1
+            if count % every == 0:
+                seen.append((obs, list(legal), waiting))
+        for seat in asking_order(match):
+            o, moves = match.observation(seat), match.legal_actions(seat)
+            action = bots[seat].choose(o, moves) if seat == waiting else bots[seat].react(o, moves)
+            if action is not None:
+                match.apply(seat, action)
+                break
+    return seen
+
+
+def _spin(stop: Any) -> None:
+    """A busy loop until ``stop`` is set (a process of --busy)."""
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+def deadlines(decisions: int, busy: int, counts: tuple[int, ...] = (1, 2)) -> None:
+    """Wall time of whole decisions (``choose``: the bot's Python, its threads and the search)
+    against the time budget, each thread count in ``counts`` in turn decision by decision."""
+    import multiprocessing
+
+    configs = (ScoutConfig(players=4), SoloConfig.preset("anniversary", 4))
+    positions = [p for k in range(4) for config in configs
+                 for p in decision_positions(config, b"bench/deadline/%d" % k)]
+    stop = multiprocessing.Event()
+    spinners = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(busy)]
+    for proc in spinners:
+        proc.start()
+    try:
+        print(f"\ntime budgets kept: wall time of whole decisions (bot.choose) over the budget, {decisions} "
+              f"decisions a line from {len(positions)} SCOUT and SOLO anniversary 4p positions, "
+              f"threads={', '.join(map(str, counts))} interleaved; {busy} busy process(es) beside")
+        print(f"{'level':<24} {'mean':>8} {'p50':>8} {'p99':>8} {'worst':>8} "
+              f"{'iterations (all trees)':>23}")
+        for budget in (0.25, 1.0):
+            levels = [f"ismcts:{budget:g}s" + (f"+threads={k}" if k > 1 else "") for k in counts]
+            bots: dict[tuple[str, int], Any] = {}
+            over: dict[str, list[float]] = {level: [] for level in levels}
+            done: dict[str, list[int]] = {level: [] for level in levels}
+            for i in range(decisions):
+                obs, legal, seat = positions[i % len(positions)]
+                for level in levels if i % 2 == 0 else levels[::-1]:
+                    if (level, seat) not in bots:
+                        bots[level, seat] = make_bot(level, b"bench/deadline", seat)
+                    bot = bots[level, seat]
+                    started = time.perf_counter()
+                    bot.choose(obs, legal)
+                    over[level].append(time.perf_counter() - started - budget)
+                    stats = bot.last_stats
+                    done[level].append(sum(stats.get("tree_iterations", [stats["iterations"]])))
+            for level in levels:
+                ranked = sorted(over[level])
+                p50, p99 = (ranked[min(len(ranked) - 1, math.ceil(q * len(ranked)) - 1)] for q in (0.5, 0.99))
+                print(f"{level:<24} " + " ".join(f"{100 * x / budget:>+7.1f}%" for x in
+                                                   (sum(ranked) / len(ranked), p50, p99, ranked[-1]))
+                      + f" {sum(done[level]) / len(done[level]):>23,.0f}", flush=True)
+    finally:
+        stop.set()
+        for proc in spinners:
+            proc.join(5)
+
+
 def threads(seconds: float) -> None:
     print("\nroot-parallel search (ismcts +threads=K): iterations per wall second of K trees searched at")
     print("once for the same wall time, middle of a 4-player round; in brackets the ratio to one thread")
@@ -604,7 +688,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
-    parser.add_argument("--only", choices=["threads", "evaluation"], help="only this section")
+    parser.add_argument("--only", choices=["threads", "evaluation", "deadlines"], help="only this section")
+    parser.add_argument("--decisions", type=int, default=100,
+                        help="decisions per line of the deadlines section (its p99 is the worst below 100)")
+    parser.add_argument("--busy", type=int, default=0, metavar="K",
+                        help="busy-looping processes beside the deadlines section (a loaded machine)")
+    parser.add_argument("--deadline-threads", default="1,2", metavar="K,K",
+                        help="the thread counts of the deadlines section")
     parser.add_argument("--settings", default="", metavar="S",
                         help="search settings for --agreement, as in a level (opponents=policy+cpuct=1)")
     parser.add_argument("--agreement", default="", metavar="BUDGETS",
@@ -632,6 +722,11 @@ def main() -> None:
             make_bot(spec, b"check", 0)
         if args.ceiling < 0 or args.reference < 1:
             raise ValueError("--ceiling and --reference must be positive")
+        if args.decisions < 1 or args.busy < 0:
+            raise ValueError("--decisions must be at least 1 and --busy at least 0")
+        counts = tuple(int(k) for k in args.deadline_threads.split(","))
+        if min(counts) < 1:
+            raise ValueError("--deadline-threads are counts of at least 1 (1,2,4)")
     except ValueError as err:  # ParseError is one
         parser.error(str(err))
     if args.peeking:
@@ -646,6 +741,9 @@ def main() -> None:
     if budgets_asked:
         agreement(budgets_asked, settings, args.reference)
         return
+    if args.only == "deadlines":
+        deadlines(args.decisions, args.busy, counts)
+        return
     if args.only:
         {"threads": threads, "evaluation": evaluation}[args.only](args.seconds)
         return
@@ -657,6 +755,7 @@ def main() -> None:
     budgets()
     evaluation(args.seconds)
     threads(args.seconds)
+    deadlines(args.decisions, args.busy, counts)
     if not args.skip_strength:
         strength(args.deals, args.workers)
 

@@ -102,6 +102,47 @@ def test_a_seconds_budget_stops_the_search() -> None:
         assert stats["iterations"] > 0 and stats["seconds"] < 1.0
 
 
+def test_a_deadline_on_the_search_clock_stops_the_search_and_a_past_one_still_answers() -> None:
+    """``deadline`` is a time on ``clock()`` (several searches can share one decision's end);
+    a search called after it does one iteration (halving: one root move) and still answers."""
+    from cardtable.ai._search import clock
+
+    match, seat = positions(SoloConfig.preset("anniversary", 4), 2)[-1]
+    obs, legal = match.observation(seat), {str(a) for a in match.legal_actions(seat)}
+    for root in ("puct", "halving"):
+        text, stats = search("solo", obs, obs["config"], seat, deadline=clock() + 0.05, seed=1, root=root)
+        assert text in legal and stats["iterations"] > 0 and stats["seconds"] < 1.0
+        text, stats = search("solo", obs, obs["config"], seat, deadline=clock() - 1.0, seed=1, root=root)
+        assert text in legal and stats["iterations"] == 1
+        # the earlier of seconds and deadline ends it; an iteration budget still counts
+        _, stats = search("solo", obs, obs["config"], seat, seconds=30.0, deadline=clock() + 0.05, seed=1,
+                          root=root)
+        assert stats["seconds"] < 1.0
+        _, stats = search("solo", obs, obs["config"], seat, iterations=40, deadline=clock() + 30.0, seed=1,
+                          root=root)
+        assert stats["iterations"] <= 40
+
+
+def test_node_pools_are_kept_for_the_next_search_and_a_reused_one_searches_alike() -> None:
+    """A search keeps its node pool for a later one instead of freeing it after its deadline;
+    a reused pool, full of an earlier tree, changes nothing; the spares stay bounded."""
+    from cardtable.ai import _search
+
+    match, seat = positions(ScoutConfig(players=3), 1)[0]
+    obs = match.observation(seat)
+
+    def answer() -> tuple[str, dict[str, Any]]:
+        text, stats = search("scout", obs, obs["config"], seat, iterations=500, seed=4)
+        return text, {k: v for k, v in stats.items() if k not in ("seconds", "stopped")}
+
+    first = answer()
+    search("scout", obs, obs["config"], seat, iterations=3000, seed=9)  # another tree in the pool
+    assert answer() == first
+    for _ in range(3 * _search.SPARE_POOLS):
+        search("scout", obs, obs["config"], seat, iterations=50, seed=1)
+    assert 1 <= len(_search._spare_pool_sizes()) <= _search.SPARE_POOLS
+
+
 def test_a_budget_is_required() -> None:
     match, seat = positions(ScoutConfig(players=3), 1)[0]
     obs = match.observation(seat)

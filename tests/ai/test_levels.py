@@ -130,6 +130,79 @@ def test_threads_search_the_trees_at_once_and_answer_as_the_trees_alone() -> Non
     assert sorted(map(key, threaded_stats)) == sorted(map(key, alone_stats))
 
 
+def test_a_time_budget_with_threads_answers_legally_from_every_tree_and_keeps_its_word() -> None:
+    """``0.2s+threads=2``: both trees search (iterations > 0) and the decision ends near its
+    budget; the bound is loose on purpose (speed is measured in bench/ai.py --only deadlines)."""
+    import time
+
+    obs, legal = _scout_position()
+    bot = IsmctsBot(b"seed", obs["seat"], "0.2s+threads=2")
+    for _ in range(3):
+        started = time.perf_counter()
+        assert bot.choose(obs, legal) in legal
+        assert time.perf_counter() - started < 1.0
+        assert len(bot.last_stats["tree_iterations"]) == 2 and min(bot.last_stats["tree_iterations"]) > 0
+    assert 0 <= bot.margin(0.2) <= 0.02
+
+
+def test_a_forked_process_starts_its_own_helper_threads() -> None:
+    """The helper threads are kept between decisions; a forked copy of the bot has none of
+    them and starts its own (else its first threaded search would wait for ever)."""
+    import os
+    import time
+
+    obs, legal = _scout_position()
+    bot = IsmctsBot(b"seed", obs["seat"], "40+threads=2")
+    assert bot.choose(obs, legal) in legal  # the helper thread runs
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        os._exit(0 if bot.choose(obs, legal) in legal else 1)
+    waited = 0.0
+    while (status := os.waitpid(pid, os.WNOHANG))[0] == 0 and waited < 60:
+        time.sleep(0.05)
+        waited += 0.05
+    if status[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert status[0] == pid and os.waitstatus_to_exitcode(status[1]) == 0
+
+
+class Deadlines:
+    """Stands in for the search: records each call's deadline and iteration budget."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, int]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, *args: Any, iterations: int, deadline: float,
+                 **kwargs: Any) -> tuple[str, dict[str, Any]]:
+        with self.lock:
+            self.calls.append((deadline, iterations))
+        return "a", {"children": [("a", 1, 0.0)], "iterations": 1}
+
+
+@pytest.mark.parametrize(("level", "waves"), [("1s+threads=2", [1, 1]), ("1s+trees=3", [1, 2, 3]),
+                                              ("1s+trees=3+threads=2", [1, 1, 2, 2]),
+                                              ("1s+trees=4+threads=2", [1, 1, 2, 2])])
+def test_a_time_budget_is_one_deadline_for_the_trees_searched_at_once(level: str, waves: list[int]) -> None:
+    """The trees searched at once share one deadline, set when the decision starts; more trees
+    than threads split the budget (less the margin) into waves, the last ending at the budget."""
+    bot = IsmctsBot(b"seed", 0, level)
+    script = Deadlines()
+    bot._search = script  # type: ignore[method-assign]
+    bot._tails = [0.001] * 10 + [0.004, -0.2]  # a margin of 4 ms: the longest time past a deadline
+    assert bot.margin(1.0) == 0.004
+    started = bot._clock()
+    bot._run({"game": "scout", "config": {}}, wait=False, started=started)
+    ends = sorted(deadline - started for deadline, _ in script.calls)
+    count = max(waves)
+    expected = sorted(0.996 * wave / count for wave in waves[:len(ends)])
+    assert ends == pytest.approx(expected) and all(iterations == 0 for _, iterations in script.calls)
+    assert len(bot._tails) == 13 and bot._tails[-1] < 1.0  # this decision's time past its deadline
+    bot._tails = [5.0]
+    assert bot.margin(1.0) == 0.1  # at most a tenth of the budget
+
+
 def test_a_value_answer_takes_the_best_mean_among_well_visited_moves() -> None:
     runs = [[("a", 900, 0.1), ("b", 95, 0.4), ("c", 5, 0.9)]]
     bot, _ = scripted_bot("1000+answer=value", runs)
