@@ -120,6 +120,8 @@ ctypedef struct VecSlot:
     unsigned char* plen
     int actions          # engine actions applied in this episode
     double pot[SOLO_MAX_SEATS]   # each seat's potential (envs/shaping.py), when shaping
+    int opening          # dealt again at once in this step: moves until the next step pay no
+                         # shaping (the C opponents' opening moves; the engine env drops them)
     const float* inv     # per observation entry: 1 / scale, and the range values are clipped to
     const float* lo      # (envs.layout.Norm; all ones, -inf, +inf for raw observations)
     const float* hi
@@ -717,6 +719,7 @@ cdef class VectorCore:
             self._deal_scout(i)
         self.slots[i].passed = 0
         self.slots[i].actions = 0
+        self.slots[i].opening = 0
         self._potentials(i, self.slots[i].pot)
         self._decide(i)
 
@@ -848,6 +851,7 @@ cdef class VectorCore:
             self.rew[i, k] = 0
         self.done[i] = 0
         self.trunc[i] = 0
+        slot.opening = 0
         for k in range(slot.nacts):
             if slot.plen[k] > depth and slot.paths[k * VEC_MAX_PATH + depth] == token:
                 if kept != k:
@@ -908,14 +912,18 @@ cdef class VectorCore:
             else:
                 self._potentials(i, pts)
             for p in range(self.players):
-                self.rew[i, p] += self.shaping * (pts[p] - slot.pot[p])
+                if not slot.opening:
+                    self.rew[i, p] += self.shaping * (pts[p] - slot.pot[p])
                 slot.pot[p] = pts[p]
         if over or self.trunc[i]:
             self.episodes += 1
             if self.has_final:
                 self._view(i, self.agent, &self.final[i, 0], False)
             if self.autoreset:
+                # this step pays the finished game's rewards alone: the opponents' moves in
+                # the new deal before the agent is asked move the potentials, paying nothing
                 self._deal(i)
+                slot.opening = 1
             else:                # held as it ended: nobody is asked until reset
                 slot.asked = -1
                 slot.nacts = 0
@@ -1050,6 +1058,7 @@ cdef class VectorCore:
         self.trunc[i] = 0
         self.slots[i].passed = 0
         self.slots[i].actions = 0
+        self.slots[i].opening = 0
         self._potentials(i, self.slots[i].pot)
         self._decide(i)
         self._opponents(i)

@@ -313,3 +313,47 @@ def test_without_autoreset_a_finished_game_is_held_and_every_seat_can_view_it() 
         env.view(0, 3)
     env.reset(seed=5)
     assert env.seats[0] == asked and env.snapshot(0) != snap
+
+
+def test_an_auto_reset_pays_the_ending_step_only_the_finished_game_s_rewards() -> None:
+    """Shaping with C opponents, each agent step paid as the engine-backed envs pay it: w x (the
+    agent's potential when it is next asked - when it was asked), and at a round's end its score
+    and w x (0 - its potential when asked). The C opponents' opening moves in the deal dealt at
+    once pay nothing: the engine env's reset drops what they earn, where the C loop used to add
+    it to the ending step. SOLO anniversary 2p: its Swaps and Gifts in those opening moves change
+    the agent's hand (the old loop paid 7 of these 150 rounds wrongly)."""
+    from cardtable.engine.solo.cards import FACES
+
+    w, games = 1.0, 8
+    env = VectorEnv("solo", num_envs=games, players=2, rules={"edition": "anniversary"}, seed=4,
+                    opponents="heuristic", agent_seat=0, shaping=w, normalise=False)
+    assert env.final_observations is not None
+    hand = CODECS["solo"].LAYOUT.offsets["hand"][0]
+    points = np.zeros(len(FACES))
+    for card in FACES:
+        points[card.index] = card.points
+
+    def potential(rows: np.ndarray) -> np.ndarray:  # minus the points in the agent's hand
+        return -(rows[:, hand:hand + len(FACES)] @ points)
+
+    def engine_potential(i: int) -> float:
+        return float(potentials(SoloState.from_snapshot(env.snapshot(i)))[0])
+
+    rng = np.random.default_rng(1)
+    before = potential(env.observations)
+    assert [engine_potential(i) for i in range(games)] == before.tolist()
+    ended = 0
+    while ended < 150:
+        assert (env.seats == 0).all()
+        _, rewards, dones, truncations = env.step((rng.random(env.action_masks.shape)
+                                                   * env.action_masks).argmax(axis=1))
+        assert not truncations.any()
+        now = potential(env.observations)
+        expected = np.where(dones, potential(env.final_observations) - w * before, w * (now - before))
+        for i in np.flatnonzero(np.abs(rewards[:, 0] - expected) > 1e-3):
+            pytest.fail(f"game {i} ({'ended' if dones[i] else 'live'}): paid {rewards[i, 0]}, "
+                        f"the engine env pays {expected[i]}")
+        for i in np.flatnonzero(dones):  # the new deal, after the opponents' opening moves
+            assert engine_potential(int(i)) == now[i]
+        ended += int(dones.sum())
+        before = now
