@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from cardtable.cli.controller import Note, words
-from cardtable.cli.table_logs import is_table_log, read_log_file, read_table_log
+from cardtable.cli.table_logs import is_table_log, read_log_file, read_table_log, torn_warning
 from cardtable.engine.log import Replay
 from cardtable.engine.log import replay as replay_log
 
@@ -91,6 +91,9 @@ def _replay_table(file: Path, verify: bool) -> None:
         log = read_table_log(file)
     except (OSError, ValueError) as err:
         raise click.ClickException(f"cannot read the table log {file}: {err}") from None
+    torn = torn_warning(log)
+    if torn:
+        click.echo(torn, err=True)
     table = log.table
     if table.config is None:
         raise click.ClickException(f"{file}: a table log without its table (no committed entry)")

@@ -28,6 +28,7 @@ class TableLog:
     applied: list[Any] = field(default_factory=list)  # p2p.table.Applied, one per committed entry
     entries: int = 0
     error: str | None = None
+    torn: int = 0  # bytes of a torn tail (a write cut short) left out
     names: list[str] = field(default_factory=list)  # the seats' names when the match started
     match_of: list[int] = field(default_factory=list)  # per applied entry: the table's match (0, 1, ...)
     rounds: list[tuple[int, Any]] = field(default_factory=list)  # (match, p2p.hidden.round.HiddenRound)
@@ -69,8 +70,9 @@ def read_table_log(path: Path) -> TableLog:
     with tempfile.TemporaryDirectory() as tmp:  # FileStore.load mends a torn tail: on a copy
         copy = Path(tmp) / "table.log"
         shutil.copyfile(path, copy)
-        stored = FileStore(copy, sync=False).load()
-    out = TableLog(path, TableState(), entries=len(stored.entries))
+        store = FileStore(copy, sync=False)
+        stored = store.load()
+    out = TableLog(path, TableState(), entries=len(stored.entries), torn=store.cut)
     committed = min(int(stored.meta.get("commit", 0) or 0), len(stored.entries))
     prev = wire.GENESIS
     for n, raw in enumerate(stored.entries[:committed]):
@@ -92,6 +94,14 @@ def read_table_log(path: Path) -> TableLog:
         if not out.names and out.table.match is not None:
             out.names = [seat.name or f"seat {s}" for s, seat in enumerate(out.table.seats)]
     return out
+
+
+def torn_warning(log: TableLog) -> str | None:
+    """The one line that says a table log's tail was torn (None: it was not)."""
+    if not log.torn:
+        return None
+    return (f"cardtable: {log.path}: its last {log.torn} bytes are torn (a write cut short, say by a "
+            f"crash): read up to there")
 
 
 @dataclass(frozen=True)
