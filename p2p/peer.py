@@ -184,6 +184,12 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         self.witnessed: dict[bytes, Witnessed] = {}  # author -> its proposal seen left out (p2p.proposals)
         self.vote_sent = 0.0
         self.vote_tries = 0
+        self.standing = 0  # the term this peer stands for (p2p.elections)
+        self.stand_past = 0  # a term its next candidacy stands past (p2p.elections)
+        self.complaints: dict[bytes, tuple[int, float, float]] = {}  # starved members -> (index, since, last)
+        self.complained: dict[bytes, float] = {}  # members taken at their word that they starve -> when
+        self.stall: tuple[int, float, bytes] | None = None  # first uncommitted entry, since, sequencer
+        self.step_up_at = float("-inf")  # when the sequencer may stand again for a member in a later term
         self.log_seqs: dict[tuple[bytes, int], int] = {}
         self.term_start = 0
         self.member_change = 0

@@ -99,6 +99,8 @@ class Replication(PeerState):
         self._send(self._msg(APPEND_OK, fields), addr)
 
     def _on_append(self, msg: Append, addr: Addr, prev_hash: bytes | None = None) -> None:
+        if not self._takes_term(msg):  # terms and a sticky sequencer (p2p.elections)
+            return
         if msg.term < self.term and self._evicted_in(msg):  # it stood alone while cut off: its term is ahead
             self.evicted = True
             self._event("evicted", seat=self.roster.members.get(self.key))
@@ -247,6 +249,8 @@ class Replication(PeerState):
             self._start_election()
 
     def _on_append_ok(self, msg: AppendOk) -> None:
+        if not self._takes_term(msg):  # terms and a sticky sequencer (p2p.elections)
+            return
         f = self.followers.get(msg.key)
         if self.role == LEADER and f is not None and msg.key in self.departed:
             # a leaver (or an evicted member) answers, whatever its term: tell it on until it has heard
