@@ -25,12 +25,25 @@ clock allows, the heuristic bot's move is played for it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from cardtable.ai.bots import Bot, make_bot
-from cardtable.cli.words import Speaker, plural
+from cardtable.cli.player_words import (
+    PAST,
+    Note,
+    match_length,
+    move_words,
+    past_tense,
+    presence_words,
+    shown,
+    solo_move_label,
+    solo_windows,
+    table_words,
+    words,
+)
+from cardtable.cli.words import COLOURS, Speaker, plural
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.match import Match
@@ -51,32 +64,8 @@ RACE_WINDOW = 3.0
 PENDING_TIMEOUT = 10.0
 """Seconds after which an unanswered proposal no longer blocks the turn clock."""
 
-COLOUR_NAMES = {"R": "red", "G": "green", "B": "blue", "Y": "yellow"}
-
 
 # --- what a session reports ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something to tell the player.
-
-    ``kind`` is the engine event kind for game events (``play``, ``draw``, ``catch``, ``show``,
-    ``round_end``, ``match_end`` ...) with its ``facts`` (``engine.game.Event``), or
-    ``refused`` (a proposal of this seat was refused), ``table`` (seats, seed, sequencer,
-    takeovers: ``text`` is already in the player's words), ``chat`` (a line someone said, with
-    their name: ``text``, free of control characters), ``clock``, ``info``. ``text`` is the
-    engine's words for game events (used only for a kind the client has no words for).
-    """
-
-    kind: str
-    seat: int | None
-    text: str
-    facts: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, event: Event) -> Note:
-        return cls(event.kind, event.seat, event.text, dict(event.facts))
 
 
 @dataclass(frozen=True)
@@ -539,7 +528,7 @@ class NetSession(BaseSession):
     def names(self) -> list[str]:
         from cardtable.cli.seat_bots import shown_names
 
-        return shown_names([_shown(s.name) or f"seat {i}" for i, s in enumerate(self.peer.table.seats)],
+        return shown_names([shown(s.name) or f"seat {i}" for i, s in enumerate(self.peer.table.seats)],
                            str(self.peer.bots_spec))
 
     def controllers(self) -> list[str]:
@@ -568,7 +557,7 @@ class NetSession(BaseSession):
         return phase
 
     def table_name(self) -> str:
-        return _shown(str(self.peer.table.name or ""))
+        return shown(str(self.peer.table.name or ""))
 
     def machine_wait(self) -> str | None:
         wait = self.peer.waiting_for()
@@ -601,7 +590,7 @@ class NetSession(BaseSession):
             elif seat.owner is None:
                 rows.append(("free", "free"))
             else:
-                rows.append((_shown(seat.name) or f"seat {s}", "player"))
+                rows.append((shown(seat.name) or f"seat {s}", "player"))
         return rows
 
     def propose(self, text: str) -> str | None:
@@ -719,114 +708,6 @@ class NetSession(BaseSession):
         else:
             return
         self._emit(Note("table", None, str(said)))
-
-
-def _shown(name: str) -> str:
-    """A member's name as a screen may show it: without control characters (a modified member
-    could put terminal escapes in its name; ``p2p.chat.printable``)."""
-    from cardtable.p2p.chat import printable
-
-    return printable(name)
-
-
-def match_length(cfg: Mapping[str, Any]) -> str:
-    """How a match of config ``cfg`` (its ``to_dict()`` form) is won and when it ends, in a few
-    words (the scoring line of the table, the Options line of the lobby)."""
-    if cfg.get("game") == "scout":
-        return f"highest total wins after {plural(cfg['players'], 'round')}"
-    if cfg.get("scoring") == "penalty":
-        rule = f"penalty points: lowest total wins, ends at {cfg['threshold']} points"
-    else:
-        rule = f"pools of {cfg['pool']}: highest pool wins, ends below 0"
-    if cfg.get("rounds"):
-        rule += f" (or after {plural(cfg['rounds'], 'round')})"
-    return rule
-
-
-def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The open SOLO windows of a SOLO observation (RULES 1.8.17: there may be two), first first."""
-    first = obs.get("solo")
-    return [] if first is None else [first, *obs.get("solo_also", [])]
-
-
-def table_words(kind: str, data: dict[str, Any], speak: Speaker) -> str | None:
-    """Peer events about the table (not the game) in words; None for the ones not worth telling."""
-    seat = data.get("seat")
-    who = speak.who(seat) if isinstance(seat, int) else "a seat"
-    victim = data.get("victim")
-    whose = speak.who(victim, possessive=True) if isinstance(victim, int) else "a member's"
-    words = {
-        "seated": f"You are seated: your seat number is {seat}",
-        "started": "The shuffle is agreed: the match starts",
-        "takeover": f"{who} is silent: a computer player plays for now",
-        "forfeit": f"{who} goes to a computer player (no seed share)",
-        "left": "The table has your leave: you are out",
-        "resumed": f"Resumed the table at entry {data.get('commit')}",
-        "hand_open": "Your cards are in: the other machines sent you their keys",
-        "bot_error": f"A computer player failed: {data.get('error')}",
-        "equivocation": f"{who} sent two different histories as sequencer: every member refuses it as "
-                        "sequencer from now on, and another one is chosen",
-        "rewound": f"Entries from {data.get('index')} on were a false history: the table goes back and "
-                   "replays the agreed one",
-        "censored": f"{who} as sequencer left {whose} move out: it is voted out",
-        "bad_entries": f"{who} as sequencer sent you entries that do not verify: it is voted out",
-    }
-    if kind == "return" and seat is not None and seat == speak.me:
-        return "You are back: your seat is yours again"
-    if kind == "returning" and seat is not None and seat == speak.me:
-        return ("You are back: a computer player finishes this round, since another machine has seen your "
-                "cards; your seat is yours again at the next deal")
-    return presence_words(kind, data) or spectator_words(kind, data) or words.get(kind)
-
-
-def spectator_words(kind: str, data: dict[str, Any]) -> str | None:
-    """The sequencer took or dropped a spectator (``p2p/spectators.py``), by the name it gave."""
-    if kind not in ("spectator", "spectator_gone"):
-        return None
-    verb = "is watching" if kind == "spectator" else "stopped watching"
-    watching = plural(int(data.get("watching", 0)), "spectator")
-    return f"{_shown(str(data.get('name') or ''))} {verb} ({watching})"
-
-
-def presence_words(kind: str, data: dict[str, Any]) -> str | None:
-    """Who joined, left, is not answering or is back, by name (``joined``, ``leave``, ``silent``,
-    ``return``, ``returning``: back, and plays from the next deal)."""
-    name = _shown(str(data.get("name") or "")) or f"seat {data.get('seat')}"
-    said = {"joined": f"{name} joined (seat {data.get('seat')})",
-            "leave": f"{name} left: a computer player plays the seat on (the round still counts) until "
-                     f"{name} is back",
-            "silent": f"{name} is not answering ({data.get('seconds')} s)",
-            "return": f"{name} is back",
-            "returning": f"{name} is back and plays from the next deal (a computer player finishes this "
-                         "round)"}
-    return said.get(kind)
-
-
-def words(note: Note, me: int | None, names: Sequence[str]) -> str:
-    """The note as a sentence for seat ``me``: game events from their fields (``cli.words``),
-    the others as they were said."""
-    if note.kind == "chat":
-        return note.text
-    if note.kind in ("table", "info", "refused", "clock"):
-        if any(name and note.text.startswith(name + " ") for name in names):
-            return note.text  # a player's name stays as they wrote it
-        return note.text[:1].upper() + note.text[1:]
-    return Speaker(me, names).event(note.kind, note.seat, note.facts, note.text)
-
-
-_PAST = {"play": "played", "call": "called SOLO", "catch": "caught", "false_catch": "tried a catch",
-         "draw": "drew", "keep": "kept their card", "decline": "declined", "protect": "played a Protection",
-         "swap": "swapped hands", "gift": "gave a Gift", "pass": "passed hands", "flip": "turned their hand",
-         "show": "showed", "scout": "scouted"}
-
-
-def past_tense(note: Note) -> str:
-    """What another seat did, in the past tense (for a lost race), from the event's fields."""
-    if note.kind == "play" and note.facts.get("jump"):
-        return "jumped in"
-    if note.kind == "keep" and note.facts.get("hand"):
-        return "kept their hand"
-    return _PAST.get(note.kind, "moved")
 
 
 # --- building actions step by step ---------------------------------------------------------------
@@ -978,7 +859,7 @@ def _solo_dims(b: Builder) -> list[_Dim]:
 
     def colour_label(key: str) -> str:
         held = sum(1 for c in hand if c.startswith(key) and not c.startswith("prot"))
-        return f"{COLOUR_NAMES.get(key, key)} ({key}; you hold {held})"
+        return f"{COLOURS.get(key, key)} ({key}; you hold {held})"
 
     def attr(name: str) -> Callable[[Any], tuple[str, ...]]:
         def keys(a: Any) -> tuple[str, ...]:
@@ -1002,98 +883,6 @@ def _solo_dims(b: Builder) -> list[_Dim]:
         _Dim("gift1", "Choose a card to give", gift1, str, by_card),
         _Dim("gift2", "Choose the second card to give", gift2, str, by_card),
     ]
-
-
-def solo_move_label(key: str, obs: dict[str, Any], candidates: Sequence[Any], names: Sequence[str]) -> str:
-    """Words for a first-step SOLO choice."""
-    from cardtable.engine.solo.actions import Play
-
-    seat = obs.get("seat")
-    if key == "draw":
-        penalty = obs.get("penalty") or 0
-        return f"draw: take the penalty of {plural(penalty, 'card')}" if penalty else "draw a card"
-    if key == "keep":
-        return f"keep {obs.get('drawn')} (end your turn)"
-    if key == "decline":
-        return "decline: do not protect"
-    if key == "solo":
-        return "call SOLO! (late call)"
-    if key.startswith("catch:"):
-        t = int(key[6:])
-        return f"catch seat {t} ({names[t] if t < len(names) else t}): missed SOLO call"
-    if key.startswith("multi:"):
-        return f"multiples: several {key[6:]}s at once"
-    plays = [a for a in candidates if isinstance(a, Play) and len(a.cards) == 1 and a.card.text == key]
-    react = obs.get("react")
-    jump = obs.get("to_move") != seat or (react is not None and not key.startswith("prot"))
-    rank = plays[0].card.rank if plays else ""
-    what = {"wild": "Wild: name a colour", "wd4": "Wild Draw 4: name a colour",
-            "swap": "Swap hands: choose a seat", "gift": "Gift: a seat and up to 2 cards",
-            "pass": "Pass hands", "prot": "Protection", "skip": "Skip", "rev": "Reverse",
-            "d2": "Draw 2"}.get(rank, "")
-    text = f"{key} ({what})" if what else key
-    return f"jump in with {text}" if jump and not key.startswith("prot") else f"play {text}"
-
-
-RANK_WORDS = {"pass": "Pass hands", "skip": "Skip", "rev": "Reverse", "d2": "Draw 2", "prot": "Protection"}
-"""The SOLO action cards a hint names (Wilds, Swap and Gift are told by what they do)."""
-
-
-def move_words(action: Any, obs: dict[str, Any], names: Sequence[str]) -> str:
-    """A whole move in words, as the moves list words its first step (a hint: ``play Bswap: swap
-    hands with cpu 2 (seat 2)``, ``show 5-6-7 (run of 3)``)."""
-    def who(t: int) -> str:
-        if t == obs.get("seat"):
-            return "you"
-        return f"{names[t]} (seat {t})" if t < len(names) else f"seat {t}"
-
-    if obs["game"] == "solo":
-        from cardtable.engine.solo.actions import Play
-
-        if not isinstance(action, Play):
-            return solo_move_label(str(action), obs, [action], names)
-        first = solo_move_label(action.card.text, obs, [action], names)
-        verb = "jump in with" if first.startswith("jump in") else "play"
-        text = f"{verb} {'+'.join(c.text for c in action.cards)}"
-        rank = action.card.rank
-        if len(action.cards) > 1:
-            text += " (multiples)"
-        if action.colour is not None:
-            text += f", naming {COLOUR_NAMES.get(action.colour, action.colour)}"
-        if rank == "swap" and action.target is not None:
-            text += f": swap hands with {who(action.target)}"
-        elif rank == "gift" and action.target is not None:
-            cards = " and ".join(c.text for c in action.gift) or "no card"
-            text += f": give {who(action.target)} {cards}"
-        elif rank in RANK_WORDS:
-            text += f" ({RANK_WORDS[rank]})"
-        return text + (" and call SOLO!" if action.call else "")
-    from cardtable.engine.scout.actions import Scout, ScoutShow, Show
-    from cardtable.engine.scout.cards import Card, parse_card
-    from cardtable.engine.scout.state import describe_show
-
-    hand = [parse_card(t) if t != "?" else Card(0, 0) for t in obs.get("hand", [])]
-    active = [parse_card(t) for t in obs.get("active", [])]
-
-    def scout_words(sc: Scout) -> tuple[str, list[Card]]:
-        card = active[0] if sc.end == "L" else active[-1]
-        card = card if card.up == sc.value else card.turned()
-        side = "left" if sc.end == "L" else "right"
-        return (f"scout {card} from the {side} end, into place {sc.pos}",
-                hand[:sc.pos] + [card] + hand[sc.pos:])
-
-    def show_words(sh: Show, cards: list[Card]) -> str:
-        return f"show {describe_show(cards[sh.first:sh.last + 1])}"
-
-    if isinstance(action, Show):
-        return show_words(action, hand)
-    if isinstance(action, Scout):
-        return scout_words(action)[0]
-    if isinstance(action, ScoutShow):
-        words, after = scout_words(action.scout)
-        return f"Scout & Show: {words}, then {show_words(action.show, after)}"
-    return {"flip": "flip: turn your whole hand around", "keep": "keep your hand as dealt",
-            "pass": "pass: end the round (voluntary pass)"}.get(str(action), str(action))
 
 
 def _scout_dims(b: Builder) -> list[_Dim]:
@@ -1257,9 +1046,9 @@ class Controller:
         else:
             if note.seat is not None and note.seat != me and note.kind not in ("table", "info"):
                 self._drop_stale_builder()
-                if note.kind in _PAST:  # the options shown before it are what a late key press meant
+                if note.kind in PAST:  # the options shown before it are what a late key press meant
                     self._last_other = (note, self.clock(), self._cache.get("options"))
-            elif mine and note.kind in _PAST:  # your own move: a key pressed now means the options of now
+            elif mine and note.kind in PAST:  # your own move: a key pressed now means the options of now
                 self._last_other = None
             self._say(words(note, me, self.session.names()))
         if note.kind in ("round_end", "match_end"):  # no race is left to lose in a round that is over

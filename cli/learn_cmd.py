@@ -17,8 +17,9 @@ from typing import Any
 
 import click
 
-from cardtable.cli.controller import Controller, LocalSession, Note
+from cardtable.cli.controller import Controller, LocalSession
 from cardtable.cli.options import bot_delay_option, home_option, plain_option, seed_option
+from cardtable.cli.player_words import Note
 from cardtable.engine.games import GAME_NAMES
 
 LEARN_BOTS = "heuristic"

@@ -22,8 +22,8 @@ from typing import Any
 
 import click
 
-from cardtable.cli.controller import Note, words
 from cardtable.cli.hidden_rounds import EVERY, Dealt
+from cardtable.cli.player_words import Note, words
 from cardtable.engine.game import Event
 from cardtable.engine.match import Match
 

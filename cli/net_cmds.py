@@ -585,7 +585,7 @@ class _EventPrinter:
                      "forfeit": "goes to a computer player (no seed share)"}
             return f"seat {data.get('seat')} {words[kind]}"
         if kind in ("leave", "silent", "returning"):
-            from cardtable.cli.controller import presence_words
+            from cardtable.cli.player_words import presence_words
 
             return presence_words(kind, data)
         if kind == "refused":
@@ -593,7 +593,7 @@ class _EventPrinter:
         if kind == "chat":
             return str(data.get("line"))
         if kind in ("spectator", "spectator_gone"):
-            from cardtable.cli.controller import spectator_words
+            from cardtable.cli.player_words import spectator_words
 
             return spectator_words(kind, data)
         if kind == "resumed":
@@ -601,7 +601,7 @@ class _EventPrinter:
         if kind == "left":
             return "left the table"
         if kind in ("equivocation", "rewound", "censored", "bad_entries"):  # a member's misdeed: in words
-            from cardtable.cli.controller import table_words
+            from cardtable.cli.player_words import table_words
             from cardtable.cli.words import Speaker
 
             names = [seat.name or f"seat {s}" for s, seat in enumerate(self.peer.table.seats)]

@@ -32,8 +32,9 @@ from collections import deque
 from typing import Any, TextIO
 
 from cardtable.cli import table_controls
-from cardtable.cli.controller import COLOUR_NAMES, Controller
+from cardtable.cli.controller import Controller
 from cardtable.cli.rules import rules_text
+from cardtable.cli.words import COLOURS
 from cardtable.p2p.chat import EMOTES
 
 SHOWN_MOVES = 12
@@ -153,7 +154,7 @@ class PlainClient:
         totals = " ".join(str(r["total"]) for r in rows)
         if obs["game"] == "solo":
             colour = obs.get("colour")
-            force = COLOUR_NAMES[colour] + " in force" if colour else "any card fits"
+            force = COLOURS[colour] + " in force" if colour else "any card fits"
             table = (f"top {obs['top'] or '(being turned)'}, {force}, "
                      f"{'clockwise' if obs['direction'] == 1 else 'reversed'}, draw pile {obs['draw_size']}")
             live = c.in_play()  # once the round is won, nothing is pending any more

@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from cardtable.ai.bots import make_bot, with_forget
-from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession, Note
+from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession
 from cardtable.cli.options import (
     again,
     bell_option,
@@ -44,6 +44,7 @@ from cardtable.cli.options import (
     threshold_option,
     turn_clock_option,
 )
+from cardtable.cli.player_words import Note
 from cardtable.cli.seat_bots import keep_logs, table_spec, tell_faults
 from cardtable.cli.table_logs import PLAY_DIR
 from cardtable.engine.errors import ParseError

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from cardtable.cli.controller import Note, words
+from cardtable.cli.player_words import Note, words
 from cardtable.cli.table_logs import is_table_log, read_log_file, read_table_log, torn_warning
 from cardtable.engine.log import Replay
 from cardtable.engine.log import replay as replay_log

@@ -42,8 +42,9 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from cardtable.cli.cards import alarm, colour_in_force, scout_card, solo_card, top_card
-from cardtable.cli.controller import COLOUR_NAMES, Controller, Question, solo_windows
-from cardtable.cli.words import plural
+from cardtable.cli.controller import Controller, Question
+from cardtable.cli.player_words import solo_windows
+from cardtable.cli.words import COLOURS, plural
 from cardtable.p2p.chat import EMOTES, MAX_TEXT
 
 SEP = " · "
@@ -315,7 +316,7 @@ class TableApp(App[str | None]):
         if obs["game"] == "solo":
             colour = obs.get("colour")
             top = top_card(obs["top"]) if obs["top"] else "(the dealer is turning the first card)"
-            rows = [[f"top {top}", colour_in_force(colour, COLOUR_NAMES)],
+            rows = [[f"top {top}", colour_in_force(colour, COLOURS)],
                     [f"direction {'→ clockwise' if obs['direction'] == 1 else '← reversed'}",
                      f"draw pile {obs['draw_size']}"]]
             if live and obs.get("penalty"):

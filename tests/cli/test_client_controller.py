@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from cardtable.cli.controller import Controller, LocalSession, Note, table_words, words
+from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.player_words import Note, table_words, words
 from cardtable.cli.words import Speaker
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig

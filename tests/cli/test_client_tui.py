@@ -11,7 +11,8 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Footer, OptionList, RichLog, Static
 
-from cardtable.cli.controller import RACE_WINDOW, Controller, LocalSession, move_words
+from cardtable.cli.controller import RACE_WINDOW, Controller, LocalSession
+from cardtable.cli.player_words import move_words
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig

@@ -66,7 +66,7 @@ def test_the_hint_says_the_swap_in_words_and_puts_the_cursor_on_it() -> None:
 
 
 def test_the_hint_words_a_wild_a_gift_a_scout_and_a_show() -> None:
-    from cardtable.cli.controller import move_words
+    from cardtable.cli.player_words import move_words
     from cardtable.engine.match import Match
 
     def words(match: Match, text: str) -> str:

@@ -129,7 +129,7 @@ def test_a_spectator_that_leaves_stops_at_once_and_the_match_goes_on() -> None:
 
 
 def test_the_players_read_who_watches_by_a_name_without_escapes() -> None:
-    from cardtable.cli.controller import table_words
+    from cardtable.cli.player_words import table_words
     from cardtable.cli.words import Speaker
 
     speak = Speaker(0, ["ann", "bea"])

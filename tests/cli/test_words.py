@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cardtable.cli.controller import Note, words
+from cardtable.cli.player_words import Note, words
 from cardtable.cli.words import plural
 
 NAMES = ["you", "cpu 1", "cpu 2"]
