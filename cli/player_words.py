@@ -1,5 +1,4 @@
-"""Words for players: the notes a session tells (``Note``) and the sentences for them, for the
-table's events, for a match's length and for moves (the moves list's first step, a hint's whole move)."""
+"""Words for players: what a session tells (``Note``), table events, a match's length, moves."""
 
 from __future__ import annotations
 

@@ -42,7 +42,8 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from cardtable.cli.cards import alarm, colour_in_force, scout_card, solo_card, top_card
-from cardtable.cli.controller import Controller, Question
+from cardtable.cli.controller import Controller
+from cardtable.cli.move_builder import Question
 from cardtable.cli.player_words import solo_windows
 from cardtable.cli.words import COLOURS, plural
 from cardtable.p2p.chat import EMOTES, MAX_TEXT
