@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import socket
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from cardtable.engine.errors import ParseError
 
-if TYPE_CHECKING:
-    from cardtable.ai.tournament import Task
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class RayMissing(ParseError):
@@ -91,14 +91,14 @@ def map_on_ray(fn: Callable[..., Any], calls: list[tuple[Any, ...]], address: st
         ray.shutdown()
 
 
-def play_on_ray(tasks: list[Task], address: str, cpus: int | None = None) -> Iterator[dict[str, Any]]:
-    """Each game's result as its task ends; closing the iterator (Ctrl-C) disconnects from the
-    cluster, which ends the tasks not finished: they belong to this driver."""
-    from cardtable.ai.tournament import play_task
-
+def map_on_ray_unordered(fn: Callable[[T], R], items: list[T], address: str,
+                         cpus: int | None = None) -> Iterator[R]:
+    """``fn(item)`` for each item as a Ray task, each result as its task ends; closing the
+    iterator (Ctrl-C) disconnects from the cluster, which ends the tasks not finished: they
+    belong to this driver."""
     ray = connect(address, cpus)
-    remote = ray.remote(num_cpus=1, max_retries=2)(play_task)
-    pending = [remote.remote(task) for task in tasks]
+    remote = ray.remote(num_cpus=1, max_retries=2)(fn)
+    pending = [remote.remote(item) for item in items]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)

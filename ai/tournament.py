@@ -141,9 +141,9 @@ def play_all(tasks: list[Task], workers: int = 1, ray_address: str | None = None
     """Each game's result as it ends (any order). Close the iterator (or let Ctrl-C go through
     it) to stop: worker processes are terminated at once, finished games are kept by the caller."""
     if ray_address is not None:
-        from cardtable.ai.runner_ray import play_on_ray
+        from cardtable.ai.runner_ray import map_on_ray_unordered
 
-        yield from play_on_ray(tasks, ray_address, workers if workers > 1 else None)
+        yield from map_on_ray_unordered(play_task, tasks, ray_address, workers if workers > 1 else None)
     elif workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield play_task(task)
