@@ -17,9 +17,10 @@ from typing import Any
 
 import click
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.options import bot_delay_option, home_option, plain_option, seed_option
 from cardtable.cli.player_words import Note
+from cardtable.cli.session import LocalSession
 from cardtable.engine.games import GAME_NAMES
 
 LEARN_BOTS = "heuristic"

@@ -23,7 +23,8 @@ from typing import Any
 import click
 
 from cardtable.ai.bots import make_bot, with_forget
-from cardtable.cli.controller import BaseSession, Controller, LocalSession, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.options import (
     again,
     bell_option,
@@ -46,6 +47,7 @@ from cardtable.cli.options import (
 )
 from cardtable.cli.player_words import Note
 from cardtable.cli.seat_bots import keep_logs, table_spec, tell_faults
+from cardtable.cli.session import BaseSession, LocalSession
 from cardtable.cli.table_logs import PLAY_DIR
 from cardtable.engine.errors import ParseError
 from cardtable.engine.games import GAME_NAMES

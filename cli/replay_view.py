@@ -24,8 +24,9 @@ from textual.widgets import Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from cardtable.cli.cards import scout_card, solo_card
-from cardtable.cli.controller import BaseSession, Controller
+from cardtable.cli.controller import Controller
 from cardtable.cli.log_frames import Frames, load_frames
+from cardtable.cli.session import BaseSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.player_words import Note, table_words, words
+from cardtable.cli.session import LocalSession
 from cardtable.cli.words import Speaker
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -519,7 +520,7 @@ def test_the_player_is_called_once_each_time_the_game_begins_to_wait_for_them() 
 def test_the_bell_is_on_at_a_lan_table_and_off_against_computer_players() -> None:
     from types import SimpleNamespace
 
-    from cardtable.cli.controller import NetSession
+    from cardtable.cli.net_session import NetSession
     from cardtable.p2p.simnet import SimNet
 
     assert not client(solo_match(["R7", "G1", "B1"]))[1].bell  # play --no-network

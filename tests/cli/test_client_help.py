@@ -10,10 +10,11 @@ from pathlib import Path
 
 from textual.widgets import Markdown, Static
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.help_screen import HelpScreen
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.rules import rules_path
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from tests.cli.test_client_controller import client, scout_match, solo_match

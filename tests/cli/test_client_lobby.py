@@ -11,7 +11,8 @@ from typing import Any
 
 from textual.widgets import RichLog, Static
 
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.tui import TableApp
 from cardtable.engine.solo import Config as SoloConfig

@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import HELP, PlainClient
 from cardtable.cli.table_controls import setting
 from cardtable.engine import scout, solo

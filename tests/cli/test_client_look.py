@@ -12,7 +12,8 @@ from textual.style import Style
 from textual.widget import Widget
 
 from cardtable.cli.cards import STYLES
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from textual.widgets import Input, RichLog
 
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import HELP, PlainClient
 from cardtable.cli.tui import TableApp
 from cardtable.engine import scout

@@ -22,7 +22,8 @@ from tests.cli.test_plain_script import CARDTABLE, ROOT
 
 TABLE = """
 import sys
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from tests.cli.test_client_controller import solo_match
 

@@ -11,8 +11,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Footer, OptionList, RichLog, Static
 
-from cardtable.cli.controller import RACE_WINDOW, Controller, LocalSession
+from cardtable.cli.controller import RACE_WINDOW, Controller
 from cardtable.cli.player_words import move_words
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -222,7 +223,7 @@ def test_hint_key_says_what_a_computer_player_would_do() -> None:
 def test_the_table_over_the_p2p_stack_on_loopback() -> None:
     """``NetSession``: a private table on a real UDP socket (as ``cardtable play`` opens it); moves
     go through the peer's log and the computer players answer through it."""
-    from cardtable.cli.controller import NetSession
+    from cardtable.cli.net_session import NetSession
     from cardtable.p2p.identity import Identity
     from cardtable.p2p.node import Node
     from cardtable.p2p.peer import Peer

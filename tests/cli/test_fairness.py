@@ -10,9 +10,10 @@ import pytest
 from textual.widgets import Static
 
 from cardtable.ai.bots import ForgetsCalls, make_bot, parse_bot_spec, with_forget
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.main import main
 from cardtable.cli.player_words import Note
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.errors import ParseError
 from tests.cli.test_client_controller import client, solo_match

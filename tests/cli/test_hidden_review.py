@@ -18,9 +18,10 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from cardtable.cli import play_cmd
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.hidden_rounds import EVERY, MINE
 from cardtable.cli.log_frames import Frames, load_frames
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.replay_view import ReplayApp
 from cardtable.cli.table_logs import read_meta, read_table_log

@@ -11,8 +11,9 @@ from typing import Any
 
 from textual.widgets import Input, OptionList, Static, Switch
 
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.lobby_forms import FreeSeatForm, OptionsForm
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.table_controls import settings
 from cardtable.cli.tui import TableApp

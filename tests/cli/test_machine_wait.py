@@ -4,7 +4,8 @@ entry) stay off the screen; a naming and a void say who and why in player words.
 
 from __future__ import annotations
 
-from cardtable.cli.controller import MACHINE_WAIT, Controller, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import MACHINE_WAIT, NetSession
 from cardtable.engine import scout
 from cardtable.p2p.simnet import SimNet
 from tests.cli.test_client_talk import SimSeat

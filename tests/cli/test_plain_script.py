@@ -64,8 +64,9 @@ def test_a_line_typed_ahead_is_held_and_said_so() -> None:
     import asyncio
     import io
 
-    from cardtable.cli.controller import Controller, LocalSession
+    from cardtable.cli.controller import Controller
     from cardtable.cli.plain import PlainClient
+    from cardtable.cli.session import LocalSession
     from tests.cli.test_client_controller import solo_match
 
     session = LocalSession(solo_match(["R7 G3", "R1 G1", "R2 B1", "R3 Y1"], turn=1), 0, "heuristic")
@@ -92,8 +93,9 @@ class Terminal(io.StringIO):
 
 
 def test_plain_rings_the_bell_as_your_turn_comes_on_a_terminal_only() -> None:
-    from cardtable.cli.controller import Controller, LocalSession
+    from cardtable.cli.controller import Controller
     from cardtable.cli.plain import PlainClient
+    from cardtable.cli.session import LocalSession
     from tests.cli.test_client_controller import solo_match
 
     for out, bell, rings in ((Terminal(), True, 1), (io.StringIO(), True, 0), (Terminal(), False, 0)):
@@ -106,8 +108,9 @@ def test_plain_rings_the_bell_as_your_turn_comes_on_a_terminal_only() -> None:
 
 
 def test_plain_view_shows_no_pending_penalty_once_the_match_is_over() -> None:
-    from cardtable.cli.controller import Controller, LocalSession
+    from cardtable.cli.controller import Controller
     from cardtable.cli.plain import PlainClient
+    from cardtable.cli.session import LocalSession
     from tests.cli.test_client_controller import solo_match
 
     for over in (False, True):

@@ -154,7 +154,8 @@ def test_pilot_the_table_of_a_resumed_peer_shows_the_kept_position(tmp_path: Pat
 
     from textual.widgets import OptionList, RichLog, Static
 
-    from cardtable.cli.controller import Controller, NetSession
+    from cardtable.cli.controller import Controller
+    from cardtable.cli.net_session import NetSession
     from cardtable.cli.tui import TableApp
     from cardtable.p2p.identity import Identity
     from cardtable.p2p.peer import Peer, Timeouts

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.main import main
 from cardtable.cli.plain import HELP, PlainClient
+from cardtable.cli.session import LocalSession
 from tests.cli.test_match_cli import run
 from tests.cli.test_plain_script import CARDTABLE, ROOT, kept_play_log
 

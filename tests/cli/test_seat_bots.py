@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cardtable.ai import bot_logs
-from cardtable.cli.controller import LocalSession
 from cardtable.cli.seat_bots import keep_logs, shown_names, table_spec, tell_faults
+from cardtable.cli.session import LocalSession
 from cardtable.engine.match import Match
 from cardtable.engine.solo import Config as SoloConfig
 from tests.ai.test_process_bot import ROOT, bad

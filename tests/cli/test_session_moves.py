@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from cardtable.cli.controller import NetSession
+from cardtable.cli.net_session import NetSession
 from cardtable.engine import scout
 from cardtable.engine.match import Match
 from cardtable.p2p.simnet import SimNet

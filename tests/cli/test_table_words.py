@@ -10,9 +10,10 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from cardtable.cli.controller import Controller, LocalSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.help_screen import HelpScreen
 from cardtable.cli.plain import PlainClient
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from tests.cli.test_client_controller import scout_match, solo_match
 from tests.cli.test_client_tui import run_app

@@ -10,9 +10,11 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from cardtable.cli.controller import Controller, LocalSession, NetSession
+from cardtable.cli.controller import Controller
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.play_cmd import KeptSession
+from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.solo import Config as SoloConfig

@@ -12,8 +12,9 @@ import pytest
 from textual.widgets import Static
 
 from cardtable.cli import play_cmd, replay_view
-from cardtable.cli.controller import Controller, NetSession
+from cardtable.cli.controller import Controller
 from cardtable.cli.main import main
+from cardtable.cli.net_session import NetSession
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.tui import TableApp
 from cardtable.cli.watch_cmd import kept_log
