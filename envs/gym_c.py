@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from cardtable.engine.errors import ParseError
-from cardtable.envs.pettingzoo_env import observation_box
+from cardtable.envs.agent_spaces import observation_box
 from cardtable.envs.vector import STREAMS, VectorEnv
 
 ILLEGAL = ("random", "raise")

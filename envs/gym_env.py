@@ -20,7 +20,7 @@ from gymnasium import spaces
 
 from cardtable.engine.errors import ParseError
 from cardtable.engine.match import match_seed
-from cardtable.envs.pettingzoo_env import observation_box
+from cardtable.envs.agent_spaces import observation_box
 from cardtable.envs.table import Table
 
 ILLEGAL = ("random", "raise")

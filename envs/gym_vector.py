@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cardtable.engine.errors import ParseError
-from cardtable.envs.pettingzoo_env import observation_box
+from cardtable.envs.agent_spaces import observation_box
 from cardtable.envs.vector import STREAMS, VectorEnv
 
 Seeds: TypeAlias = int | Sequence[int | None] | None

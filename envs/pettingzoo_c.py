@@ -26,7 +26,7 @@ from cardtable.engine.errors import IllegalAction
 from cardtable.engine.match import match_seed
 from cardtable.engine.scout import State as ScoutState
 from cardtable.engine.solo import State as SoloState
-from cardtable.envs.pettingzoo_env import AgentSpaces, declare_agents
+from cardtable.envs.agent_spaces import AgentSpaces, declare_agents
 from cardtable.envs.table import make_config
 from cardtable.envs.vector import VectorEnv
 

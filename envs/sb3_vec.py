@@ -26,8 +26,8 @@ import numpy as np
 from gymnasium import spaces
 
 from cardtable.engine.errors import ParseError
+from cardtable.envs.agent_spaces import observation_box
 from cardtable.envs.gym_vector import ILLEGAL, legal_tokens, sub_env_streams
-from cardtable.envs.pettingzoo_env import observation_box
 from cardtable.envs.vector import VectorEnv
 
 Indices = None | int | Iterable[int]
