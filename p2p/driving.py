@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from cardtable.ai.bots import make_bot
-from cardtable.p2p import hosting
 from cardtable.p2p.hidden import payloads
 from cardtable.p2p.peer_state import LEADER, PeerState
 from cardtable.p2p.table import BOT, HUMAN, LOBBY, OVER, PLAYING, SEEDING, Applied, commitment
@@ -180,7 +179,7 @@ class Driving(PeerState):
         t = self.table
         if seat is None or seat not in t.seeding_seats() or t.table_id is None:
             return
-        if self.nonce is None or hosting.spent(t, self.key, self.nonce):
+        if self.nonce is None or t.nonce_spent(self.key, self.nonce):
             self.nonce = self._random_bytes(32)
             self.store.set_meta("nonce", self.nonce)
             self.store.set_meta("nonce_table", t.table_id)

@@ -8,17 +8,19 @@ early (the free seats become computer seats), ``free`` another member's seat or 
 seats shown). At a match's end each person seated agrees to a ``rematch``; once all did, the
 same table starts a new match with the same seats and options: a fresh seed agreement on the
 same log, so a replay of the log shows every match.
+
+Here are the rules over the roster (whatever has its ``Seating``: ``p2p.table.Roster``); the
+table applies the entries to its seats and runs the rematch (``TableState._start`` and
+``_rematch``, ``p2p/table.py``), so this module knows nothing of the table.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from cardtable.engine.game import Event
 from cardtable.engine.games import config_from_dict
 
 if TYPE_CHECKING:
-    from cardtable.p2p.table import Roster, TableState
     from cardtable.p2p.wire import Entry
 
 HOST_KINDS = ("start", "free", "options")
@@ -26,7 +28,18 @@ HOST_KINDS = ("start", "free", "options")
 KINDS = HOST_KINDS + ("rematch",)
 
 
-def lobby_refusal(roster: Roster, author: bytes) -> str:
+class Seating(Protocol):
+    """What the host's entries read and change of the roster (``p2p.table.Roster``)."""
+
+    config: Any
+    host: bytes | None
+    owners: list[bytes | None]  # one per human seat
+    members: dict[bytes, int]  # key -> seat
+    open: bool
+    seeding: bool
+
+
+def lobby_refusal(roster: Seating, author: bytes) -> str:
     """Why ``author`` may not use the host's controls now ("" if it may)."""
     if author != roster.host:
         return "only the host does that"
@@ -35,7 +48,7 @@ def lobby_refusal(roster: Roster, author: bytes) -> str:
     return ""
 
 
-def entry_refusal(roster: Roster, payload: list[Any]) -> str:
+def entry_refusal(roster: Seating, payload: list[Any]) -> str:
     """Why the host's entry itself cannot be done ("" if it can): a seat to free that no other
     member holds, options the table's config refuses or too few human seats for those seated."""
     if payload[0] == "free" and freed(roster, payload[1]) is None:
@@ -46,13 +59,13 @@ def entry_refusal(roster: Roster, payload: list[Any]) -> str:
     return ""
 
 
-def freed(roster: Roster, seat: int) -> bytes | None:
+def freed(roster: Seating, seat: int) -> bytes | None:
     """The member a ``free`` of ``seat`` removes: another member than the host (None: none)."""
     owner = roster.owners[seat] if seat < len(roster.owners) else None
     return owner if owner is not None and owner != roster.host else None
 
 
-def roster_change(roster: Roster, entry: Entry) -> tuple[str, int | None]:
+def roster_change(roster: Seating, entry: Entry) -> tuple[str, int | None]:
     """Apply a host's entry to the roster: (refusal reason or "", the seat concerned)."""
     p = entry.decoded
     reason = lobby_refusal(roster, p.author) or entry_refusal(roster, p.payload)
@@ -81,7 +94,7 @@ def roster_change(roster: Roster, entry: Entry) -> tuple[str, int | None]:
     return "", None
 
 
-def new_options(roster: Roster, payload: list[Any]) -> tuple[Any, int] | str:
+def new_options(roster: Seating, payload: list[Any]) -> tuple[Any, int] | str:
     """The config and the number of human seats an ``options`` entry asks for, or why not."""
     try:
         config = config_from_dict(dict(payload[1]))
@@ -95,94 +108,12 @@ def new_options(roster: Roster, payload: list[Any]) -> tuple[Any, int] | str:
     return config, humans
 
 
-# --- the table's side ----------------------------------------------------------------------------
-def apply(t: TableState, entry: Entry, events: list[Event]) -> str:
-    """Apply a host's entry to the table (after the roster took it)."""
-    from cardtable.p2p.table import CPU, Seat
-
-    p = entry.decoded
-    old = {s.owner: s for s in t.seats if s.owner is not None}
-    reason, seat = t.roster.member_change(entry)
-    if reason:
-        return reason
-    if p.kind == "free":
-        assert seat is not None
-        events.append(Event("freed", None, f"the host freed seat {seat}: {t.seats[seat].name} is no longer "
-                            "at the table", member=(t.seats[seat].owner or b"").hex()))
-        t.seats[seat] = Seat(None, "")
-        return ""
-    humans = len(t.roster.owners)
-    if p.kind == "options":
-        t.seats = [old[o] if o is not None else Seat(None, "") for o in t.roster.owners]
-        t.seats += [Seat(None, f"cpu {s}", CPU) for s in range(humans, t.config.players)]
-        events.append(Event("options_set", None, f"the host set the options: {describe(t.config, humans)}"))
-    else:
-        free = [s for s, o in enumerate(t.roster.owners) if o is None]
-        for s in free:
-            t.seats[s] = Seat(None, f"cpu {s}", CPU)
-        events.append(Event("early_start", None, f"the host starts now: computer players take {len(free)} "
-                            f"free seat{'s' if len(free) != 1 else ''}"))
-    t._close_lobby()
-    return ""
-
-
 def describe(config: Any, humans: int) -> str:
     """The options in a few words: the game's own, and the human and computer seats."""
     cpu = config.players - humans
     return f"{config.describe()}; {humans} human seat{'s' if humans != 1 else ''}, {cpu} computer"
 
 
-def rematch_refusal(t: TableState, author: bytes) -> str:
-    """Why ``author`` may not agree to a rematch now ("" if it may)."""
-    from cardtable.p2p.table import OVER
-
-    if t.phase != OVER:
-        return "the match is not over"
-    if t.seat_of(author) not in t.seeding_seats():
-        return "no seat of the author's plays"
-    if author in t.rematch:
-        return "already agreed"
-    return ""
-
-
-def apply_rematch(t: TableState, entry: Entry, events: list[Event]) -> str:
-    """A person agrees to a rematch; once every person seated has, the new match begins."""
-    author = entry.decoded.author
-    reason = rematch_refusal(t, author)
-    if reason:
-        return reason
-    t.rematch.append(author)
-    waiting = [s for s in t.seeding_seats() if t.seats[s].owner not in t.rematch]
-    events.append(Event("rematch", t.seat_of(author), "wants a rematch"
-                        + (f" ({len(waiting)} more to agree: 'rematch')" if waiting else "")))
-    if not waiting:
-        begin_next(t, events)
-    return ""
-
-
-def begin_next(t: TableState, events: list[Event]) -> None:
-    """The same seats and options play a new match: a fresh seed agreement (and hidden deal)."""
-    from cardtable.p2p.table import SEEDING
-
-    assert t.match is not None
-    t.past.append(t.match)
-    t.spent |= set(t.commits.values())
-    t.match_no += 1
-    t.phase, t.stage, t.commits, t.reveals = SEEDING, "commit", {}, {}
-    t.seed, t.match, t.hidden, t.audited, t.accused, t.rematch = None, None, None, [], {}, []
-    t.returning = set()
-    events.append(Event("new_match", None, f"everyone agreed: match {t.match_no + 1} begins with the same "
-                        "seats and options", match=t.match_no))
-    t._advance_seeding()
-
-
 def seed_tag(match_no: int) -> bytes:
     """What the seed of a table's match ``match_no`` is also bound to (nothing for the first)."""
     return b"" if match_no == 0 else b"/match/" + match_no.to_bytes(4, "big")
-
-
-def spent(t: TableState, author: bytes, nonce: bytes) -> bool:
-    """Whether ``nonce`` was ``author``'s in an earlier match of the table (a new one is drawn)."""
-    from cardtable.p2p.table import commitment
-
-    return t.table_id is not None and commitment(t.table_id, author, nonce) in t.spent

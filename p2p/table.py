@@ -312,7 +312,7 @@ class TableState:
         if kind in hosting.HOST_KINDS:
             return hosting.lobby_refusal(self.roster, author) or hosting.entry_refusal(self.roster, payload)
         if kind == "rematch":
-            return hosting.rematch_refusal(self, author)
+            return self.rematch_refusal(author)
         if kind in ("commit", "reveal"):
             done = self.commits if kind == "commit" else self.reveals
             if self.phase != SEEDING or self.stage != kind:
@@ -860,13 +860,77 @@ class TableState:
         return ""
 
     def _start(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
-        """The host's lobby controls (``start``, ``free``, ``options``): p2p/hosting.py."""
-        return hosting.apply(self, entry, events)
+        """The host's lobby controls (``start``, ``free``, ``options``; their rules over the roster:
+        p2p/hosting.py), applied to the seats after the roster took them."""
+        p = entry.decoded
+        old = {s.owner: s for s in self.seats if s.owner is not None}
+        reason, seat = self.roster.member_change(entry)
+        if reason:
+            return reason
+        if p.kind == "free":
+            assert seat is not None
+            events.append(Event("freed", None, f"the host freed seat {seat}: {self.seats[seat].name} is no "
+                                "longer at the table", member=(self.seats[seat].owner or b"").hex()))
+            self.seats[seat] = Seat(None, "")
+            return ""
+        humans = len(self.roster.owners)
+        if p.kind == "options":
+            self.seats = [old[o] if o is not None else Seat(None, "") for o in self.roster.owners]
+            self.seats += [Seat(None, f"cpu {s}", CPU) for s in range(humans, self.config.players)]
+            events.append(Event("options_set", None,
+                                f"the host set the options: {hosting.describe(self.config, humans)}"))
+        else:
+            free = [s for s, o in enumerate(self.roster.owners) if o is None]
+            for s in free:
+                self.seats[s] = Seat(None, f"cpu {s}", CPU)
+            events.append(Event("early_start", None, "the host starts now: computer players take "
+                                f"{len(free)} free seat{'s' if len(free) != 1 else ''}"))
+        self._close_lobby()
+        return ""
 
     _free = _options = _start
 
+    def rematch_refusal(self, author: bytes) -> str:
+        """Why ``author`` may not agree to a rematch now ("" if it may)."""
+        if self.phase != OVER:
+            return "the match is not over"
+        if self.seat_of(author) not in self.seeding_seats():
+            return "no seat of the author's plays"
+        if author in self.rematch:
+            return "already agreed"
+        return ""
+
     def _rematch(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
-        return hosting.apply_rematch(self, entry, events)
+        """A person agrees to a rematch; once every person seated has, the new match begins."""
+        author = entry.decoded.author
+        reason = self.rematch_refusal(author)
+        if reason:
+            return reason
+        self.rematch.append(author)
+        waiting = [s for s in self.seeding_seats() if self.seats[s].owner not in self.rematch]
+        events.append(Event("rematch", self.seat_of(author), "wants a rematch"
+                            + (f" ({len(waiting)} more to agree: 'rematch')" if waiting else "")))
+        if not waiting:
+            self._begin_next(events)
+        return ""
+
+    def _begin_next(self, events: list[Event]) -> None:
+        """The same seats and options play a new match: a fresh seed agreement (and hidden deal)."""
+        assert self.match is not None
+        self.past.append(self.match)
+        self.spent |= set(self.commits.values())
+        self.match_no += 1
+        self.phase, self.stage, self.commits, self.reveals = SEEDING, "commit", {}, {}
+        self.seed, self.match, self.hidden, self.audited = None, None, None, []
+        self.accused, self.rematch = {}, []
+        self.returning = set()
+        events.append(Event("new_match", None, f"everyone agreed: match {self.match_no + 1} begins with the "
+                            "same seats and options", match=self.match_no))
+        self._advance_seeding()
+
+    def nonce_spent(self, author: bytes, nonce: bytes) -> bool:
+        """Whether ``nonce`` was ``author``'s in an earlier match of the table (a new one is drawn)."""
+        return self.table_id is not None and commitment(self.table_id, author, nonce) in self.spent
 
     def _silent(self, entry: Entry, payload: list[Any], events: list[Event]) -> str:
         """The sequencer tells the table it has not heard a seated player for a while (before it
