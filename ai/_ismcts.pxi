@@ -332,6 +332,36 @@ cdef inline void g_net_rewards(const ValueNet* net, GameState* s, double* out) n
         scout_net_rewards(net, s, out)
 
 
+cdef void g_policy_logits(const PolicyNet* net, GameState* s, int seat, void* acts, const KeyIdx* ki,
+                          int n, const double* values, double temp, double* out) noexcept nogil:
+    """``out[i]``: the network's logit of the move ``ki[i]`` (idx -1: "not now", valued 0 by
+    the heuristic), ``values`` the heuristic's values of the moves (by idx), ``temp`` their
+    unit (the game's prior_temp)."""
+    cdef float xs[POLICY_STATE]
+    cdef float xm[POLICY_MOVE]
+    cdef double zs[POLICY_MAX_HIDDEN]
+    cdef double top = -1e300, v
+    cdef int i
+    if GameState is SoloState:
+        solo_policy_state(s, seat, xs)
+    else:
+        scout_policy_state(s, seat, xs)
+    policy_hidden_state(net, xs, zs)
+    for i in range(n):
+        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
+        if v > top:
+            top = v
+    for i in range(n):
+        v = values[ki[i].idx] if ki[i].idx >= 0 else 0.0
+        if GameState is SoloState:
+            solo_policy_move(s, seat, &(<SoloAction*>acts)[ki[i].idx] if ki[i].idx >= 0 else NULL,
+                             (top - v) / temp, v >= top - 1e-9, xm)
+        else:
+            scout_policy_move(s, seat, &(<ScoutAction*>acts)[ki[i].idx] if ki[i].idx >= 0 else NULL,
+                              (top - v) / temp, v >= top - 1e-9, xm)
+        out[i] = policy_logit(net, zs, xm)
+
+
 cdef void margins(Tree* t, const double* points, double* out) noexcept nogil:
     """Each seat's reward in (-1, 1): tanh(margin / scale). reward_mode 0: the margin is its
     round points minus the others' mean; 1: its match total after the round minus the best
@@ -596,7 +626,12 @@ cdef void root_setup(Tree* t, GameState* det, double* values) noexcept nogil:
         t.root_ki[n].idx = -1
         n += 1
     if t.cpuct > 0 and n > 0:
-        set_priors(t.root_ki, n, values, t.prior_temp)
+        if t.policy != NULL:
+            g_policy_logits(t.policy, det, t.searcher, t.root_acts, t.root_ki, n, values, t.value_unit,
+                            t.logits)
+            set_priors_logits(t.root_ki, n, t.logits, t.policy_temp)
+        else:
+            set_priors(t.root_ki, n, values, t.prior_temp)
     for i in range(n):
         t.root_child[i] = NO_NODE
     t.root_n = n
@@ -734,7 +769,11 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
                     set_priors(ki, n, values, t.opp_temp)
                 j = choose_policy(t, node, ki, n, values, rng, &child)
             elif t.cpuct > 0:
-                set_priors(ki, n, values, t.prior_temp)
+                if t.policy != NULL and (seat == t.searcher or t.policy_all):
+                    g_policy_logits(t.policy, det, seat, acts, ki, n, values, t.value_unit, t.logits)
+                    set_priors_logits(ki, n, t.logits, t.policy_temp)
+                else:
+                    set_priors(ki, n, values, t.prior_temp)
                 j = choose_puct(t, node, ki, n, found, rng, &child)
             else:
                 j = choose(t, node, ki, n, found, rng, &child)
@@ -1081,7 +1120,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
            ValueModel value=None, str opponents="search", double opp_temp=0.0, str root="puct",
-           double deadline=0.0):
+           double deadline=0.0, PolicyModel policy=None, double policy_temp=1.0, bint policy_all=False):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations``, ``seconds`` (from the call) and/or ``deadline`` (a time on
@@ -1121,6 +1160,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     ``root``: "puct" (the root's moves chosen like any node's) or "halving" (sequential halving
     over the root's moves, each round's survivors tried in the same determinizations:
     run_halving; the answer is the last survivor).
+    ``policy``: a learned prior (ai/policy_net.py) for this game: PUCT's prior over the
+    searcher's moves (with ``policy_all``, every searched seat's) is softmax(logit /
+    ``policy_temp``) instead of softmax(heuristic value / prior_temp).
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -1151,6 +1193,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"unknown rollout {rollout!r}: choose heuristic or random")
     if keys not in ("positions", "cards"):
         raise ValueError(f"unknown keys {keys!r}: choose positions or cards")
+    if policy is not None and policy.game != game:
+        raise ValueError(f"a {policy.game} policy cannot play {game}")
+    if policy_temp <= 0:
+        raise ValueError("policy_temp must be positive")
     if value is not None and value.game != game:
         raise ValueError(f"a {value.game} value network cannot value {game}")
     if opponents not in ("search", "policy", "sample"):
@@ -1198,6 +1244,10 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.prior_temp = prior_temp or defaults["prior_temp"]
     t.opp_temp = opp_temp if opp_temp > 0 else t.prior_temp
     t.fpu = fpu
+    t.policy = NULL if policy is None else &policy.net
+    t.policy_all = policy_all
+    t.policy_temp = policy_temp
+    t.value_unit = defaults["prior_temp"]
     t.reward_mode = reward_mode
     totals = observation.get("totals") or [0] * t.players
     for i in range(t.players):
@@ -1223,11 +1273,12 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     ki = <KeyIdx*>malloc((max_actions + 1) * sizeof(KeyIdx))
     found = <int*>malloc((max_actions + 1) * sizeof(int))
     values = <double*>malloc((max_actions + 1) * sizeof(double))
+    t.logits = <double*>malloc((max_actions + 1) * sizeof(double))
     t.capacity = 3 * capacity + max_actions + 1
     t.nodes = take_pool(t.capacity, &pool_size)
     if (acts == NULL or ki == NULL or found == NULL or values == NULL or t.nodes == NULL
-            or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL):
-        free(acts); free(ki); free(found); free(values); free(t.nodes)
+            or t.root_acts == NULL or t.root_ki == NULL or t.root_child == NULL or t.logits == NULL):
+        free(acts); free(ki); free(found); free(values); free(t.nodes); free(t.logits)
         free(t.root_acts); free(t.root_ki); free(t.root_child); free(pool); free(solo_pool); free(cum)
         raise MemoryError("not enough memory for the search tree")
     try:
@@ -1274,6 +1325,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         free(ki)
         free(found)
         free(values)
+        free(t.logits)
         keep_pool(t.nodes, pool_size)
         free(t.root_acts)
         free(t.root_ki)

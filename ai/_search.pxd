@@ -282,6 +282,19 @@ ctypedef struct ValueNet:
     float b2
 
 
+# --- the learned policy (_policy.pxi) --------------------------------------------------
+ctypedef struct PolicyNet:
+    # One hidden layer: a move's logit = w2 . tanh(W1 (x - shift) * gain + b1) + b2, x the
+    # position's inputs then the move's (40 in all: _policy.pxi's POLICY_IN).
+    int n_hidden
+    float shift[40]
+    float gain[40]
+    float w1[64 * 40]   # row h: the weights of hidden unit h
+    float b1[64]
+    float w2[64]
+    float b2
+
+
 ctypedef struct Tree:
     Node* nodes
     int size
@@ -321,3 +334,8 @@ ctypedef struct Tree:
     const ValueNet* net  # the learned leaf value after rollout_cap rollout moves (NULL: roll out to the end)
     bint halving       # the root's moves by sequential halving over shared determinizations (run_halving)
     int chosen         # the root move halving settled on (a position in root_ki; -1: the most visited)
+    const PolicyNet* policy  # the learned prior (NULL: softmax of the heuristic's values)
+    bint policy_all    # ... for every seat's searched moves, not only the searcher's
+    double policy_temp # the learned prior is softmax(logit / policy_temp)
+    double value_unit  # the game's heuristic value unit (its default prior_temp): a policy input
+    double* logits     # scratch: one logit per move

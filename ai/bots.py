@@ -84,7 +84,7 @@ BOTS: dict[str, Callable[[bytes, int, str], Bot]] = {
     "heuristic": _heuristic,
     "ismcts": _ismcts,
 }
-LEVELS = {"random": ("",), "heuristic": ("",), "ismcts": ("", "fast", "normal", "strong")}
+LEVELS = {"random": ("",), "heuristic": ("",), "ismcts": ("", "fast", "normal", "strong", "learned")}
 
 
 def bot_seed(match_seed: bytes, seat: int) -> bytes:

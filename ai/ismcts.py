@@ -30,22 +30,25 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cardtable.ai.catches import genuine_catches
+from cardtable.ai.policy_net import shipped_policy
 from cardtable.ai.scout_clues import ScoutClueReader
 from cardtable.ai.solo_clues import SoloClueReader
 from cardtable.ai.value_net import shipped_network, table_name
 from cardtable.engine.errors import ParseError
 from cardtable.engine.shuffle import Stream
 
-LEVELS = {"fast": 25, "normal": 100, "strong": 8000}
+LEVELS = {"fast": 25, "normal": 100, "strong": 8000, "learned": 1}
 LEVEL_SETTINGS: dict[str, dict[str, Any]] = {
     "fast": {}, "normal": {},
-    "strong": {"root": "halving", "opponents": "policy", "keys": "cards", "reward_mode": 1, "infer": "scout"}}
+    "strong": {"root": "halving", "opponents": "policy", "keys": "cards", "reward_mode": 1, "infer": "scout"},
+    "learned": {"learned": True}}
 """Fixed search() keywords a level adds to its budget (the game's SEARCH_DEFAULTS otherwise)."""
 SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "max_depth": int,
             "reward_mode": int, "rollout": str, "trees": int, "threads": int, "answer": str, "keys": str,
             "infer": str, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int, "leaf": str, "rollout_cap": int,
-            "opponents": str, "opp_temp": float, "root": str}
+            "opponents": str, "opp_temp": float, "root": str, "prior": str, "policy_temp": float,
+            "policy_all": int}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
@@ -62,12 +65,16 @@ position, ai/value_net.py; a table without one rolls out to the end), ``opponent
 (``policy``: the other seats play the heuristic's move inside the tree, docs/ai.md "Thinking
 longer"; ``sample``: a move drawn from softmax(value / ``opp_temp``), the prior's temperature
 unless given) and ``root`` (``halving``: the root's moves compared by sequential halving in
-shared determinizations, docs/ai.md "Sequential halving")."""
+shared determinizations, docs/ai.md "Sequential halving") and ``prior`` (``net``: PUCT's prior
+over the searcher's moves is softmax(logit / ``policy_temp``) of the game's shipped learned
+policy, ai/policy_net.py, over every searched seat's with ``policy_all=1``; a game without one
+keeps the heuristic's). The ``learned`` level does not search: it plays the shipped policy's
+best move (docs/ai.md, "Expert iteration")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
          "leaf": ("rollout", "net"), "opponents": ("search", "policy", "sample"), "root": ("puct", "halving"),
-         "infer": ("0", "1", "scout", "solo")}
+         "infer": ("0", "1", "scout", "solo"), "prior": ("heuristic", "net")}
 """The settings that take a word, and their words."""
 
 
@@ -121,8 +128,8 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
     if settings.get("rollout_cap", 0) < 0:
         raise ParseError(f"rollout_cap in {level!r} must be at least 0")
     temps = (settings.get("infer_temp", 1.0), settings.get("opp_temp", 1.0))
-    if settings.get("particles", 1) < 1 or min(temps) <= 0:
-        raise ParseError(f"particles, infer_temp and opp_temp in {level!r} must be positive")
+    if settings.get("particles", 1) < 1 or min(temps) <= 0 or settings.get("policy_temp", 1.0) <= 0:
+        raise ParseError(f"particles, infer_temp, opp_temp and policy_temp in {level!r} must be positive")
     return iterations, settings
 
 
@@ -159,6 +166,7 @@ class IsmctsBot:
         self.last_stats: dict[str, Any] = {}
         self.clues = ScoutClueReader(seat)
         self.solo_clues = SoloClueReader(seat)
+        self.policy: Any = None  # the learned policy of prior=net and learned (None: the shipped one)
 
     def see(self, obs: dict[str, Any]) -> None:
         """With inference, every observation goes to the clue reader, searched or not (it
@@ -183,6 +191,12 @@ class IsmctsBot:
             options.setdefault("rollout_cap", 0)
             if options["value"] is None:
                 options.pop("rollout_cap")
+        if options.pop("prior", "heuristic") == "net":
+            options["policy"] = self._policy(obs["game"])
+            if options["policy"] is None:
+                options.pop("policy")
+        options["policy_all"] = bool(options.pop("policy_all", 0))
+        options.pop("learned", None)
         if infers(options, obs["game"]):
             options["clues"] = self.clues.clues if obs["game"] == "scout" else self.solo_clues.clues
         else:
@@ -234,6 +248,8 @@ class IsmctsBot:
     def _run(self, obs: dict[str, Any], wait: bool, started: float | None = None) -> str | None:
         """The answer of this level's searches; a time budget counts from ``started`` (the
         search's clock when the decision began; None: now)."""
+        if self.settings.get("learned"):
+            return self._learned(obs, wait)
         if started is None:
             started = self._clock()
         options, trees, threads, answer, seconds = self._options(obs)
@@ -259,6 +275,20 @@ class IsmctsBot:
         if seconds:
             self._tails = [*self._tails[1 - TAIL_WINDOW:], self._clock() - ends[-1]]
         return answer_text
+
+    def _policy(self, game: str) -> Any:
+        return self.policy if self.policy is not None and self.policy.game == game else shipped_policy(game)
+
+    def _learned(self, obs: dict[str, Any], wait: bool) -> str | None:
+        """The ``learned`` level's move: the policy's best, no search."""
+        from cardtable.ai._search import policy_move
+
+        model = self._policy(obs["game"])
+        if model is None:
+            raise RuntimeError(f"the learned level has no policy for {obs['game']} "
+                               f"(ai/weights/policy-{obs['game']}.json)")
+        self.last_stats = {"iterations": 0}
+        return policy_move(model, obs["game"], obs, obs["config"], self.seat, wait, self.rng.below(2**63))  # type: ignore[no-any-return]
 
     def _tally(self, results: list[tuple[str | None, dict[str, Any]]], trees: int, answer: str) -> str | None:
         """The answer from the trees' root statistics (their visits summed; one tree answering

@@ -1,0 +1,154 @@
+"""Expert iteration (ai/expert.py) and the learned policy (ai/_policy.pxi): a tiny training run
+writes a policy that loads and is the same with the same seed, on Ray too; the network only
+ever picks among the legal moves; the search's PUCT prior follows it; the ``learned`` level plays
+whole rounds; bad arguments are one line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardtable.ai import expert
+from cardtable.ai._search import POLICY_INPUTS, PolicyModel, policy_inputs, policy_move, search
+from cardtable.ai.driver import play_match
+from cardtable.ai.ismcts import IsmctsBot, parse_level
+from cardtable.ai.policy_net import make_policy, read_policy
+from cardtable.engine.match import Match
+from cardtable.engine.scout import Config as ScoutConfig
+from cardtable.engine.solo import Config as SoloConfig
+
+TINY = ["--generations", "2", "--rounds", "3", "--iterations", "30", "--epochs", "2", "--hidden", "8"]
+
+
+def tiny_run(tmp_path: Path, game: str, name: str, *extra: str) -> dict[str, Any]:
+    out = tmp_path / name
+    assert expert.main(["--game", game, *TINY, "--seed", "3", "--out", str(out), *extra]) == 0
+    return json.loads(out.read_text())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("game", ["scout", "solo"])
+def test_a_tiny_run_writes_a_policy_that_loads_and_repeats_with_its_seed(tmp_path: Path, game: str) -> None:
+    first = tiny_run(tmp_path, game, "a.json")
+    again = tiny_run(tmp_path, game, "b.json")
+    assert first["w1"] == again["w1"] and first["w2"] == again["w2"]
+    assert first["made"]["command"].startswith(f"python -m cardtable.ai.expert --game {game} ")
+    assert [g["generation"] for g in first["made"]["generations"]] == [0, 1]
+    assert all(g["decisions"] > 0 for g in first["made"]["generations"])
+    assert read_policy(tmp_path / "a.json").game == game
+    other = tiny_run(tmp_path, game, "c.json", "--seed", "4")
+    assert other["w1"] != first["w1"]
+
+
+def one_hot_policy(game: str, column: int, weight: float) -> Any:
+    """A policy whose logit is ``weight`` x tanh(input ``column``)."""
+    zero = [0.0] * POLICY_INPUTS
+    row = [1.0 if i == column else 0.0 for i in range(POLICY_INPUTS)]
+    return PolicyModel(game, zero, [1.0] * POLICY_INPUTS, [row], [0.0], [weight], 0.0)
+
+
+REL = POLICY_INPUTS - 2  # the move's heuristic value below the best (the last inputs but one)
+
+
+def positions(config: Any, seed: bytes, count: int) -> Iterator[tuple[Match, int]]:
+    """Positions of a heuristic self-play round, with the seat to move."""
+    from cardtable.ai.heuristic import HeuristicBot
+
+    match = Match(config, seed)
+    bots = [HeuristicBot(seed, s) for s in range(config.players)]
+    for _ in range(count):
+        if match.is_over():
+            return
+        seat = match.to_move()
+        assert seat is not None
+        yield match, seat
+        legal = match.legal_actions(seat)
+        match.apply(seat, bots[seat].choose(match.observation(seat), legal))
+
+
+@pytest.mark.parametrize("config", [ScoutConfig(players=3), SoloConfig.preset("classic", 4)])
+def test_the_network_only_picks_legal_moves_whatever_its_weights(config: Any) -> None:
+    game = config.to_dict()["game"]
+    for weight in (-50.0, 50.0):
+        model = one_hot_policy(game, REL, weight)
+        for match, seat in positions(config, b"legal", 40):
+            obs = match.observation(seat)
+            rows, texts = policy_inputs(game, obs, config.to_dict(), seat)
+            assert rows.shape == (len(texts), POLICY_INPUTS)
+            move = policy_move(model, game, obs, config.to_dict(), seat)
+            assert move in {str(a) for a in match.legal_actions(seat)}
+
+
+def test_the_search_prior_follows_the_policy() -> None:
+    """A policy that prefers (or shuns) scouting draws PUCT's visits to a scout (or away)."""
+    config = ScoutConfig(players=4)
+    checked = 0
+    for match, seat in positions(config, b"prior", 30):
+        obs = match.observation(seat)
+        _, texts = policy_inputs("scout", obs, config.to_dict(), seat)
+        kinds = {is_scout(t) for t in texts}
+        if kinds != {True, False}:
+            continue
+        for weight in (30.0, -30.0):
+            _, stats = search("scout", obs, config.to_dict(), seat, iterations=60, seed=1, cpuct=20.0,
+                              policy=one_hot_policy("scout", SCOUT_COLUMN, weight))
+            assert is_scout(stats["children"][0][0]) == (weight > 0), stats["children"][:3]
+        checked += 1
+    assert checked >= 3
+
+
+SCOUT_COLUMN = 16 + 3  # the move's inputs start at 16; kind SCOUT_SCOUT is 3
+
+
+def is_scout(text: str) -> bool:
+    return text.startswith("scout:") and "+" not in text
+
+
+def test_the_learned_level_plays_rounds_of_both_games(tmp_path: Path) -> None:
+    assert parse_level("learned") == (1, {"learned": True})
+    for config, game in ((ScoutConfig(players=2), "scout"), (SoloConfig.preset("anniversary", 3), "solo")):
+        model = make_policy(tiny_run(tmp_path, game, f"{game}.json"))
+        bots = []
+        for s in range(config.players):
+            bot = IsmctsBot(f"learned/{s}".encode(), s, "learned")
+            bot.policy = model
+            bots.append(bot)
+        result = play_match(Match(config, b"learned"), bots, rounds=1)
+        assert result.rounds == 1 and len(result.entries) > 5
+
+
+def test_a_policy_of_another_game_is_refused() -> None:
+    config = ScoutConfig(players=2)
+    match = Match(config, b"x")
+    seat = match.to_move()
+    assert seat is not None
+    with pytest.raises(ValueError, match="a solo policy cannot play scout"):
+        search("scout", match.observation(seat), config.to_dict(), seat, iterations=5,
+               policy=one_hot_policy("solo", REL, 1.0))
+    with pytest.raises(ValueError, match="policy takes 40 inputs"):
+        PolicyModel("scout", [0.0], [1.0], [[0.0]], [0.0], [0.0], 0.0)
+
+
+BAD = [["--players", "1"], ["--players", "x"], ["--rounds", "0"], ["--hidden", "65"]]
+
+
+@pytest.mark.parametrize("args", BAD)
+def test_bad_arguments_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                    args: list[str]) -> None:
+    assert expert.main(["--game", "scout", *args, "--out", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("expert: ") and len(err.strip().splitlines()) == 1
+
+
+def test_self_play_on_a_local_ray_cluster_gives_the_local_examples() -> None:
+    ray = pytest.importorskip("ray", reason="the 'ray' extra is not installed")
+    try:
+        local = expert.self_play("scout", [2, 3], 5, 0, 2 * expert.CHUNK, 20, None)
+        on_ray = expert.self_play("scout", [2, 3], 5, 0, 2 * expert.CHUNK, 20, None, ray="")
+    finally:
+        ray.shutdown()
+    for mine, theirs in zip(local, on_ray, strict=True):
+        assert mine.shape == theirs.shape and (mine == theirs).all()
