@@ -897,16 +897,17 @@ cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noex
     if a.kind == SOLO_A_CALL:
         s.solo_called[solo_window_of(s, seat)] = 1
         return
+    if a.kind == SOLO_A_DECLINE:   # closes no window (RULES.md 1.8.18)
+        solo_decline(s, seat, rng)
+        return
     solo_close_windows(s, seat, rng)
     if a.kind == SOLO_A_PLAY:
         solo_play(s, seat, a, rng)
     elif a.kind == SOLO_A_DRAW:
         solo_draw_action(s, seat, rng)
-    elif a.kind == SOLO_A_KEEP:
+    else:   # keep
         s.drawn = -1
         s.turn = solo_next(s, seat, 1)
-    else:
-        solo_decline(s, seat, rng)
 
 
 # --- results -----------------------------------------------------------------------------

@@ -280,23 +280,23 @@ class State:
             assert window is not None
             window.called = True
             events.append(Event("call", seat, "calls SOLO!"))
+        elif action == DECLINE:  # closes no window, like a call or a catch (RULES.md 1.8.18)
+            self._decline(seat, events)
         else:
             self._close_windows(seat, events)
             if isinstance(action, Play):
                 self._play(seat, action, events)
             elif action == DRAW:
                 self._draw_action(seat, events)
-            elif action == KEEP:
+            else:
                 events.append(Event("keep", seat, "keeps the card drawn"))
                 self._end_turn(seat)
-            else:
-                self._decline(seat, events)
         return events
 
     def _close_windows(self, seat: int, events: list[Event]) -> None:
-        """``seat``'s action closes the jump-in window and every SOLO window of another seat
-        (RULES.md 1.8.6, 1.8.17); in ``with_play`` mode each missed call costs 2 cards, in the
-        windows' order (a protector's before the player it cancelled)."""
+        """``seat``'s play, draw or keep closes the jump-in window and every SOLO window of another
+        seat (RULES.md 1.8.1, 1.8.6, 1.8.17, 1.8.18); in ``with_play`` mode each missed call costs
+        2 cards, in the windows' order (a protector's before the player it cancelled)."""
         self.jump = False
         for w in self.windows:
             if w.seat != seat and self.config.call == "with_play" and not w.called:

@@ -191,9 +191,9 @@ class Table:
 
 
 def random_step(state: State, rng: Stream) -> tuple[int, Action]:
-    """Mostly the waiting seat's non-meta moves; sometimes anyone's anything (catches too).
-    A seat holding a Protection protects rather than declines (under hidden hands a decline
-    closes no window; today's closes the jump-in and SOLO windows: docs/rules-notes.md)."""
+    """Mostly the waiting seat's non-meta moves; sometimes anyone's anything (catches too); a seat
+    holding a Protection declines as often as it protects (a decline closes no window at either
+    table, RULES.md 1.8.18)."""
     if rng.below(10) == 0:
         actors = state.actors()
         seat = actors[rng.below(len(actors))]
@@ -203,10 +203,7 @@ def random_step(state: State, rng: Stream) -> tuple[int, Action]:
         assert waiting is not None
         seat = waiting
         legal = [a for a in state.legal_actions(seat) if not isinstance(a, Catch) and a != CALL]
-    action = legal[rng.below(len(legal))]
-    if action == DECLINE and any(c.rank == "prot" for c in state.hands[seat]):
-        action = next(a for a in legal if a != DECLINE and not isinstance(a, Catch) and a != CALL)
-    return seat, action
+    return seat, legal[rng.below(len(legal))]
 
 
 def play_round(config: Config, seed: bytes, steps: int = 400) -> Table:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.shuffle import Stream
-from cardtable.engine.solo import Config
+from cardtable.engine.solo import Config, parse_action
 from cardtable.engine.solo.actions import Play
 from cardtable.engine.solo.cards import parse_card
 from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, audit_replay
@@ -292,9 +292,9 @@ def test_an_action_in_todays_notation_is_refused_in_one_line() -> None:
     assert public.where(9) == ("draw", None, 0)
 
 
-def test_a_decline_leaves_the_jump_in_on_a_skip_open_where_todays_engine_closes_it() -> None:
-    """The one place a holder's course differs from today's (docs/rules-notes.md): seat 2 holds a
-    Protection and declines the Skip; seat 0 may still jump in with the twin Skip."""
+def test_a_decline_leaves_the_jump_in_on_a_skip_open_at_both_tables() -> None:
+    """RULES.md 1.8.18: seat 2 holds a Protection and declines the Skip; seat 0 may still jump in
+    with the twin Skip, at a hidden-hands table and at an open one alike."""
     config = Config.preset("anniversary", 4, hand_size=4)
     placed = {0: "Gskip", 4: "R1", 8: "R2", 12: "R3", 1: "protR", 5: "B1", 9: "B2", 13: "B3",
               2: "Y1", 6: "Y2", 10: "Y3", 14: "Y4", 3: "Gskip", 7: "G1", 11: "G2", 15: "G4", 16: "G3"}
@@ -307,7 +307,11 @@ def test_a_decline_leaves_the_jump_in_on_a_skip_open_where_todays_engine_closes_
                      discard="G3", turn=1)
     act(today, 1, "Gskip")
     act(today, 2, "decline")
-    assert today.turn == 3 and not today.jump and "Gskip" not in legal(today, 0)
+    assert today.turn == 3 and today.jump and "Gskip" in legal(today, 0)
+    events = today.apply(0, parse_action("Gskip"))  # seat 1 holds no Protection: skipped at once
+    assert [(e.kind, e.seat, e.facts.get("jump")) for e in events] == [("play", 0, True),
+                                                                        ("skipped", 1, None)]
+    assert today.laid_by == 0 and today.react is None and today.turn == 2
 
 
 def test_gifted_slots_are_learnt_by_the_target_only() -> None:

@@ -909,3 +909,38 @@ def test_a_bad_second_window_in_a_snapshot_is_refused(solo_also: Any) -> None:
     snap["solo_also"] = solo_also
     with pytest.raises(ParseError, match="bad SOLO snapshot"):
         State.from_snapshot(snap)
+
+
+def test_a_decline_closes_no_solo_window_rule_1_8_18() -> None:
+    """RULES.md 1.8.6, 1.8.18: seat 0's Skip leaves B3 without the call; seat 1 declines the Skip.
+    The missed call is still open after the decline: seat 2 catches it."""
+    state = position("anniversary", ["Rskip B3", "protY Y1 Y2", "R3 Y4", "G4 B4"], draw="G5 G6 G7")
+    act(state, 0, "Rskip")
+    assert act(state, 1, "decline") == ["decline", "skipped"]
+    assert (state.solo_seat, state.solo_called, state.turn, state.jump) == (0, False, 2, True)
+    assert act(state, 2, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("B3 G7 G6")
+
+
+def test_classic_a_missed_call_costs_at_the_play_after_a_decline_not_at_it_rule_1_8_18() -> None:
+    state = position("classic", ["Rskip B3", "protY Y1 Y2", "R3 Y4", "G4 B4"], draw="G5 G6 G7",
+                     options={"gifts": True, "protection": True})
+    act(state, 0, "Rskip")
+    assert act(state, 1, "decline") == ["decline", "skipped"]
+    assert hand(state, 0) == ["B3"] and (state.solo_seat, state.solo_called) == (0, False)
+    assert act(state, 2, "R3") == ["penalty", "play"]
+    assert hand(state, 0) == cards("B3 G7 G6")
+
+
+def test_a_declined_gift_leaves_the_jump_in_and_the_window_open_rule_1_8_1_1_8_18() -> None:
+    """Seat 0 plays its Gift leaving B3 without the call; seat 1 declines. The jump-in on the Gift
+    stays open through the decline (1.8.1): seat 2 may jump in with the twin Gift; and so does seat 0's
+    missed-call window (1.8.6): seat 3 catches it."""
+    state = position("anniversary", ["Rgift R1 G2 B3", "protY Y1 Y2", "Rgift Y4 G9", "G4 B4"],
+                     draw="G5 G6 G7", discard="R5")
+    act(state, 0, "Rgift:1:R1,G2")
+    assert act(state, 1, "decline") == ["decline", "gift"]
+    assert state.jump and hand(state, 0) == ["B3"] and (state.solo_seat, state.solo_called) == (0, False)
+    assert "Rgift:3:G9,Y4" in moves(state, 2)
+    assert act(state, 3, "catch:0") == ["catch"]
+    assert hand(state, 0) == cards("B3 G7 G6")
