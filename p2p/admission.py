@@ -28,13 +28,15 @@ stay far below the wire's limit whatever a (modified) member sends.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections.abc import Container, Sized
+from typing import TYPE_CHECKING, Final, Protocol
 
 from cardtable.p2p import wire
 from cardtable.p2p.wire import AppendOk, Join, Propose, Watch
 
 if TYPE_CHECKING:
-    from cardtable.p2p.peer import Addr, Peer
+    from cardtable.p2p.peer_state import Addr
+    from cardtable.p2p.table import Roster
 
 MEMBER: Final = "member"
 ASKING: Final = "asking"
@@ -47,7 +49,26 @@ for a day climbs about 70,000). At this step, 2**42 messages separate a term fro
 limit of 2**63 - 1."""
 
 
-def speaker(peer: Peer, msg: wire.Message, addr: Addr) -> str:
+class Listener(Protocol):
+    """What ``speaker`` reads of a peer (``p2p.peer.Peer`` is one)."""
+
+    @property
+    def roster(self) -> Roster: ...  # the membership over its whole log
+    @property
+    def log(self) -> Sized: ...
+    @property
+    def sponsor(self) -> bytes | None: ...
+    @property
+    def contact(self) -> Addr | None: ...
+    @property
+    def contacts(self) -> Container[Addr]: ...
+    @property
+    def spectators(self) -> Container[bytes]: ...  # the sequencer's
+    @property
+    def followers(self) -> Container[bytes]: ...  # the sequencer's
+
+
+def speaker(peer: Listener, msg: wire.Message, addr: Addr) -> str:
     """Who sent ``msg`` as far as this peer can tell without verifying a signature."""
     members = peer.roster.members
     if isinstance(msg, Join):

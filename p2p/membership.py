@@ -16,8 +16,7 @@ from typing import Any
 
 from cardtable.p2p import hosting, wire
 from cardtable.p2p.identity import verify
-from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
-from cardtable.p2p.replication import Follower
+from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, Follower, PeerState
 from cardtable.p2p.wire import JOIN, REDIRECT, Append, Entry, Join, Probe, Redirect, WireError
 
 MEMBER_KINDS = ("join", "leave", "evict", "free")

@@ -30,7 +30,6 @@ API notes beyond the contract (for the adapter):
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass
 from typing import Any
 
 from cardtable.ai.bots import Bot
@@ -53,13 +52,18 @@ from cardtable.p2p.peer_state import (
     FOLLOWER,
     LEADER,
     Addr,
+    Follower,
     Output,
+    Own,
     PeerEvent,
+    Spectator,
+    Timeouts,
+    Witnessed,
 )
-from cardtable.p2p.proposals import Own, Proposals, Witnessed
-from cardtable.p2p.replication import Follower, Replication
+from cardtable.p2p.proposals import Proposals
+from cardtable.p2p.replication import Replication
 from cardtable.p2p.roundtrip import RoundTrips
-from cardtable.p2p.spectators import Spectator, Spectators
+from cardtable.p2p.spectators import Spectators
 from cardtable.p2p.store import Store
 from cardtable.p2p.table import BOT, LOBBY, PLAYING, Roster, TableState
 from cardtable.p2p.wire import (
@@ -83,44 +87,8 @@ from cardtable.p2p.wire import (
 __all__ = ["BOT_DEFAULT", "BROADCAST", "Addr", "Output", "Peer", "PeerEvent", "Timeouts"]
 
 BOT_DEFAULT = "heuristic"
+TIMEOUTS = Timeouts()  # the factories' default
 THINK_ROUNDS = 32
-
-
-@dataclass(frozen=True)
-class Timeouts:
-    """Seconds.
-
-    ``heartbeat``: an idle follower hears from the sequencer this often; an unanswered
-    heartbeat goes again after ``2 * resend`` or the member's RTO, whichever is longer, while
-    the follower's election timer may still run (so that loss does not start needless
-    elections; keep ``heartbeat + 4 * resend`` under ``election[0]``). ``resend`` and
-    ``resend_max``: the bounds of the retransmission timeout (RTO), measured per member from
-    round trips (``p2p.roundtrip``): the delay before resending a proposal not yet in the log,
-    an APPEND whose entries or commit index are unacknowledged, or a vote request, three
-    times, then twice that; towards a peer silent for more than ``election[1]`` every
-    ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals already in
-    the log but not committed. ``beacon``: how often the sequencer beacons while the lobby
-    is open; ``beacon_closed`` once the table takes no one (the beacon then only says so).
-    ``notice``: the sequencer tells the table a seated player it has not heard this long is not
-    answering (a ``silent`` entry; none when it is not below ``takeover``); ``takeover``: a
-    computer player takes the seat.
-    ``lobby_silence``: a member silent this long in the lobby is evicted. ``bot_delay``: the
-    sequencer waits this long after the last applied entry before it proposes a move of a
-    computer player (``SimNet`` uses 0 unless given other timeouts).
-    """
-
-    heartbeat: float = 0.75
-    election: tuple[float, float] = (1.2, 1.8)
-    retransmit: float = 0.25
-    resend: float = 0.05
-    resend_max: float = 0.3
-    reveal: float = 10.0
-    lobby_silence: float = 5.0
-    notice: float = 12.0
-    takeover: float = 30.0
-    beacon: float = 1.0
-    beacon_closed: float = 2.0
-    bot_delay: float = 0.8
 
 
 class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Addresses, Membership,
@@ -240,7 +208,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     @classmethod
     def host(cls, identity: Identity, store: Store, config: Any, name: str, cpu_seats: int, *, now: float,
              seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
-             timeouts: Timeouts = Timeouts(), deal: str = "open", player: str | None = None) -> Peer:
+             timeouts: Timeouts = TIMEOUTS, deal: str = "open", player: str | None = None) -> Peer:
         """Create a table ``name`` (its first sequencer) with ``cpu_seats`` computer seats; ``deal``:
         ``hidden`` (the members deal together, docs/hidden-hands.md) or ``open`` (from the seed);
         ``player``: the host's own name at it (None: the table's)."""
@@ -262,7 +230,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     @classmethod
     def joiner(cls, identity: Identity, store: Store, table_id: bytes, contact: Addr, name: str, *,
                now: float, seed: bytes, passphrase: str | None = None, bots: str = BOT_DEFAULT,
-               auto: str | None = None, timeouts: Timeouts = Timeouts(), sequencer: bytes | None = None,
+               auto: str | None = None, timeouts: Timeouts = TIMEOUTS, sequencer: bytes | None = None,
                contacts: list[Addr] | None = None) -> Peer:
         """Join the table ``table_id`` through ``contact`` (also: come back with an empty store).
 
@@ -288,7 +256,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     @classmethod
     def resume(cls, identity: Identity, store: Store, *, now: float, seed: bytes,
                passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
-               timeouts: Timeouts = Timeouts()) -> Peer:
+               timeouts: Timeouts = TIMEOUTS) -> Peer:
         """Restart from a non-empty store, as a new incarnation."""
         stored = store.load()
         if stored.empty():
@@ -328,7 +296,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     @classmethod
     def come_back(cls, identity: Identity, store: Store, contact: Addr, *, now: float, seed: bytes,
                   passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
-                  timeouts: Timeouts = Timeouts(), sequencer: bytes | None = None,
+                  timeouts: Timeouts = TIMEOUTS, sequencer: bytes | None = None,
                   contacts: list[Addr] | None = None) -> Peer:
         """Sit down again, from the kept log, at a table this peer left while its match runs:
         a ``join`` through ``contact`` (as ``joiner``), then ``return`` takes the seat back from
@@ -344,7 +312,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
 
     @classmethod
     def spectator(cls, identity: Identity, store: Store, table_id: bytes, contact: Addr, name: str, *,
-                  now: float, seed: bytes, passphrase: str | None = None, timeouts: Timeouts = Timeouts(),
+                  now: float, seed: bytes, passphrase: str | None = None, timeouts: Timeouts = TIMEOUTS,
                   sequencer: bytes | None = None, contacts: list[Addr] | None = None) -> Peer:
         """Watch the table ``table_id`` through ``contact`` without a seat (``p2p/spectators.py``);
         ``sequencer`` and ``contacts`` as for ``joiner``. ``store`` holds the log it is sent."""

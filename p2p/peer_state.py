@@ -1,4 +1,5 @@
-"""What every part of a peer shares: its fields, its timers, its output.
+"""What every part of a peer shares: its fields and the records they hold, its timeouts, its
+output.
 
 ``Peer`` (``p2p/peer.py``) is one class assembled from one part per concern, each in a
 module of its own, all working on the same fields (set by ``Peer.__init__``, declared
@@ -19,7 +20,9 @@ here so that each part can be read and type-checked alone):
   the seed agreement, the bots, and the sequencer's duties to seats that hold the table up
   (evictions in the lobby, forfeits in the seed agreement, takeovers in play).
 
-Framing (every datagram encoded or decoded with the passphrase), the clock and the public
+Each part imports what it shares from here, and this module imports no part (nor
+``p2p/peer.py``): ``PeerState`` declares what the parts ask of each other, ``Peer`` composes
+them. Framing (every datagram encoded or decoded with the passphrase), the clock and the public
 surface stay in ``p2p/peer.py``; who may speak is ``p2p/admission.py``, stamps
 ``p2p/freshness.py``, the lobby's door ``p2p/lobby.py``.
 """
@@ -36,11 +39,7 @@ if TYPE_CHECKING:
     from cardtable.p2p import freshness, lobby, seal
     from cardtable.p2p.hidden.side import HiddenSide
     from cardtable.p2p.identity import Identity
-    from cardtable.p2p.peer import Timeouts
-    from cardtable.p2p.proposals import Own, Witnessed
-    from cardtable.p2p.replication import Follower
     from cardtable.p2p.roundtrip import RoundTrips
-    from cardtable.p2p.spectators import Spectator
     from cardtable.p2p.store import Store
     from cardtable.p2p.table import Applied, Roster, TableState
     from cardtable.p2p.wire import Append, AppendOk, Entry, Probe, Proposal, Witness
@@ -61,6 +60,117 @@ class Output:
     send: list[tuple[bytes, Addr]] = field(default_factory=list)
     deadline: float | None = None
     events: list[PeerEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds.
+
+    ``heartbeat``: an idle follower hears from the sequencer this often; an unanswered
+    heartbeat goes again after ``2 * resend`` or the member's RTO, whichever is longer, while
+    the follower's election timer may still run (so that loss does not start needless
+    elections; keep ``heartbeat + 4 * resend`` under ``election[0]``). ``resend`` and
+    ``resend_max``: the bounds of the retransmission timeout (RTO), measured per member from
+    round trips (``p2p.roundtrip``): the delay before resending a proposal not yet in the log,
+    an APPEND whose entries or commit index are unacknowledged, or a vote request, three
+    times, then twice that; towards a peer silent for more than ``election[1]`` every
+    ``heartbeat`` (or ``retransmit``) instead. ``retransmit``: JOINs, and proposals already in
+    the log but not committed. ``beacon``: how often the sequencer beacons while the lobby
+    is open; ``beacon_closed`` once the table takes no one (the beacon then only says so).
+    ``notice``: the sequencer tells the table a seated player it has not heard this long is not
+    answering (a ``silent`` entry; none when it is not below ``takeover``); ``takeover``: a
+    computer player takes the seat.
+    ``lobby_silence``: a member silent this long in the lobby is evicted. ``bot_delay``: the
+    sequencer waits this long after the last applied entry before it proposes a move of a
+    computer player (``SimNet`` uses 0 unless given other timeouts).
+    """
+
+    heartbeat: float = 0.75
+    election: tuple[float, float] = (1.2, 1.8)
+    retransmit: float = 0.25
+    resend: float = 0.05
+    resend_max: float = 0.3
+    reveal: float = 10.0
+    lobby_silence: float = 5.0
+    notice: float = 12.0
+    takeover: float = 30.0
+    beacon: float = 1.0
+    beacon_closed: float = 2.0
+    bot_delay: float = 0.8
+
+
+
+@dataclass
+class Follower:
+    """The sequencer's view of one member (``p2p/replication.py``).
+
+    ``base``: the index its log was last assumed to match (Raft's nextIndex - 1 when the
+    follower was set up or last refused an APPEND); a resend after a silent loss starts after
+    ``max(match, base)``, never from scratch. ``outstanding``: APPENDs sent since the last resend
+    and not answered yet (followers answer each one; a resend forgets the older ones as lost);
+    when it drops to 0 everything sent has arrived, so the commit index and the address list
+    sent are known to the follower (``commit_known``, ``addrs_known``). ``answered``: it
+    answered an APPEND of this term, so it knows the sequencer and idle heartbeats may go in
+    the short form (``wire.Heartbeat``).
+    """
+
+    next: int
+    base: int = -1
+    match: int = 0
+    outstanding: int = 0
+    tries: int = 0  # resends since the last answer
+    sent: float = float("-inf")
+    acked: float = float("-inf")
+    commit_sent: int = -1
+    commit_known: int = -1
+    addrs_sent: list[Any] | None = None  # the address list in an APPEND not yet answered
+    addrs_known: list[Any] | None = None
+    answered: bool = False
+
+    def __post_init__(self) -> None:
+        if self.base < 0:
+            self.base = self.next - 1
+
+
+
+@dataclass
+class Spectator:
+    """The sequencer's view of one spectator (``p2p/spectators.py``): where it is, what it holds,
+    and its newest stamp (``p2p/freshness.py``: a datagram of it not newer is a replay, or
+    reordered: dropped)."""
+
+    addr: Addr
+    name: str
+    follower: Follower
+    stamp: int = 0
+
+
+
+@dataclass
+class Own:
+    """One of this peer's proposals, kept until it shows in the committed log (``p2p/proposals.py``)."""
+
+    seq: int
+    payload: list[Any]
+    proposal: bytes
+    sig: bytes
+    decoded: Proposal
+    sent: float = float("-inf")  # when it first went to a sequencer
+    sends: int = 0
+    in_log: bool = False  # seen in the log (a round trip measured, or not if it went again)
+
+
+@dataclass
+class Witnessed:
+    """A member's proposal this follower was sent because its author finds it censored: passed
+    on to the sequencer (``p2p.proposals.FORWARD_EVERY``) until it is in the log, no longer allowed, or the
+    sequencer changes, or ``CENSOR_AFTER`` has passed since it was first seen."""
+
+    p: Proposal
+    datagram: bytes  # the PROPOSE, as passed on
+    since: float
+    sequencer: bytes
+    forward_at: float
 
 
 class PeerState:

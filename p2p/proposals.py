@@ -17,12 +17,11 @@ the same live sequencer after ``CENSOR_AFTER`` does the same.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from cardtable.p2p import chat, hosting, wire
 from cardtable.p2p.membership import MEMBER_KINDS
-from cardtable.p2p.peer_state import FOLLOWER, LEADER, PeerState
+from cardtable.p2p.peer_state import FOLLOWER, LEADER, Own, PeerState, Witnessed
 from cardtable.p2p.wire import HIDDEN_KINDS, JOIN, Entry, Proposal, Propose
 
 PROPOSABLE = ("act", "commit", "reveal", "return", "leave") + HIDDEN_KINDS + chat.KINDS + hosting.KINDS
@@ -36,33 +35,6 @@ CENSOR_AFTER = 3.0  # seconds a proposal may wait for a live sequencer to append
 def shows_cards(payload: list[Any]) -> bool:
     """A hidden-hands move that carries its cards' proofs (``["keys", seat, action, opens]``)."""
     return bool(payload) and payload[0] == "keys" and len(payload) == 4
-
-
-@dataclass
-class Own:
-    """One of this peer's proposals, kept until it shows in the committed log."""
-
-    seq: int
-    payload: list[Any]
-    proposal: bytes
-    sig: bytes
-    decoded: Proposal
-    sent: float = float("-inf")  # when it first went to a sequencer
-    sends: int = 0
-    in_log: bool = False  # seen in the log (a round trip measured, or not if it went again)
-
-
-@dataclass
-class Witnessed:
-    """A member's proposal this follower was sent because its author finds it censored: passed
-    on to the sequencer (``FORWARD_EVERY``) until it is in the log, no longer allowed, or the
-    sequencer changes, or ``CENSOR_AFTER`` has passed since it was first seen."""
-
-    p: Proposal
-    datagram: bytes  # the PROPOSE, as passed on
-    since: float
-    sequencer: bytes
-    forward_at: float
 
 
 FORWARD_EVERY = 0.5

@@ -12,50 +12,15 @@ majority stores it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from cardtable.p2p import freshness, wire
 from cardtable.p2p.identity import verify
-from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, PeerState
+from cardtable.p2p.peer_state import FOLLOWER, LEADER, Addr, Follower, PeerState
 from cardtable.p2p.table import Roster
 from cardtable.p2p.wire import APPEND_OK, GENESIS, Append, AppendOk, Entry, Heartbeat
 
 WINDOW = 4  # unanswered APPENDs to one follower before no more new entries go to it
 HEARTBEAT_TRIES = 6  # unanswered short heartbeats to one follower before a signed APPEND goes instead
 BAD_APPENDS = 3  # APPENDs in a row with entries only the sequencer can have spoilt: it starves this member
-
-
-@dataclass
-class Follower:
-    """The sequencer's view of one member.
-
-    ``base``: the index its log was last assumed to match (Raft's nextIndex - 1 when the
-    follower was set up or last refused an APPEND); a resend after a silent loss starts after
-    ``max(match, base)``, never from scratch. ``outstanding``: APPENDs sent since the last resend
-    and not answered yet (followers answer each one; a resend forgets the older ones as lost);
-    when it drops to 0 everything sent has arrived, so the commit index and the address list
-    sent are known to the follower (``commit_known``, ``addrs_known``). ``answered``: it
-    answered an APPEND of this term, so it knows the sequencer and idle heartbeats may go in
-    the short form (``wire.Heartbeat``).
-    """
-
-    next: int
-    base: int = -1
-    match: int = 0
-    outstanding: int = 0
-    tries: int = 0  # resends since the last answer
-    sent: float = float("-inf")
-    acked: float = float("-inf")
-    commit_sent: int = -1
-    commit_known: int = -1
-    addrs_sent: list[Any] | None = None  # the address list in an APPEND not yet answered
-    addrs_known: list[Any] | None = None
-    answered: bool = False
-
-    def __post_init__(self) -> None:
-        if self.base < 0:
-            self.base = self.next - 1
 
 
 class Replication(PeerState):

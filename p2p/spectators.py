@@ -35,8 +35,7 @@ import ipaddress
 from dataclasses import dataclass, field
 
 from cardtable.p2p import lobby, wire
-from cardtable.p2p.peer_state import LEADER, Addr, Output, PeerState
-from cardtable.p2p.replication import Follower
+from cardtable.p2p.peer_state import LEADER, Addr, Follower, Output, PeerState, Spectator
 from cardtable.p2p.wire import AppendOk, Watch
 
 MAX_SPECTATORS = 4
@@ -57,17 +56,6 @@ def refusal_tag(table_id: bytes, key: bytes, reason: str) -> bytes:
     signature on the ``PROBE`` is what makes it the sequencer's word."""
     data = REFUSAL_DOMAIN + reason.encode() + b"/" + table_id + key
     return hashlib.blake2b(data, digest_size=wire.NONCE_BYTES).digest()
-
-
-@dataclass
-class Spectator:
-    """The sequencer's view of one spectator: where it is, what it holds, and its newest stamp
-    (``p2p/freshness.py``: a datagram of it not newer is a replay, or reordered: dropped)."""
-
-    addr: Addr
-    name: str
-    follower: Follower
-    stamp: int = 0
 
 
 @dataclass
