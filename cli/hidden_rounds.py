@@ -150,12 +150,12 @@ def _first(h: Any, cards: Mapping[int, Any], shown: Mapping[int, Any]) -> Callab
     ``shown`` to all: SOLO learns them as they are laid but for its setup card, turned here;
     SCOUT's engine needs a shown card's value before the show, so it knows them from the deal."""
     if h.config.game == "solo":
-        from cardtable.engine.solo.hidden import SlotRound
+        from cardtable.engine.solo.state import State
 
         size = h.size
 
         def solo() -> Any:
-            state = SlotRound(h.config, h.round_no, [cards.get(s) for s in range(size)])
+            state = State(h.config, h.round_no, [cards.get(s) for s in range(size)])
             while state.wanted() and state.wanted()[0] in shown:
                 slot = state.wanted()[0]
                 state.turn_up(slot, shown[slot])
@@ -181,18 +181,18 @@ def _replays(first: Callable[[], Any], moves: Sequence[tuple[int, str]], actions
 
 
 def seat_round(config: Any, round_no: int, truth: Mapping[int, Any], seat: int) -> Any:
-    """A SOLO round on slots (``engine/solo/hidden.py``) as ``seat``'s machine knew it: its setup
+    """A SOLO round on slots (``engine/solo/state.py``) as ``seat``'s machine knew it: its setup
     card turned, each card of its hand known as it comes, each card shown known as it is laid."""
-    from cardtable.engine.solo.hidden import SlotRound
+    from cardtable.engine.solo.state import State
 
-    class SeatRound(SlotRound):
+    class SeatRound(State):
         def apply(self, who: int, action: Any) -> Any:
             events = super().apply(who, action)  # a card laid is learnt from the play itself
             self.own()
             return events
 
         def own(self) -> None:
-            for slot in self.hands[seat]:
+            for slot in self.held[seat]:
                 if slot not in self.cards:
                     self.learn(slot, truth[slot])
 

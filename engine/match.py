@@ -45,12 +45,11 @@ class Match:
         return None if self.is_over() or self.awaiting else self.state.to_move()
 
     def legal_actions(self, seat: int) -> list[Any]:
-        """``seat``'s legal actions in the game's notation (a round on slots, SOLO's hidden-hands
-        view, gives them in the everyday notation: a client or a bot chooses from these)."""
+        """``seat``'s legal actions in the game's everyday notation (a client or a bot chooses
+        from these; a hidden-hands table writes the choice on slots)."""
         if self.is_over() or self.awaiting:
             return []
-        everyday = getattr(self.state, "legal_card_actions", None)
-        return list(everyday(seat)) if everyday is not None else self.state.legal_actions(seat)
+        return self.state.legal_actions(seat)
 
     def observation(self, seat: int) -> dict[str, JSON]:
         obs = self.state.observation(seat)

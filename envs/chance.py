@@ -131,11 +131,9 @@ class SoloDraw:
         state = self.state
         top = [FACES[k] for k in reversed(self.picks)]
         if self.count <= self.in_pile:
-            state.draw = _elements(self.pile) + top
+            state.stack(_elements(self.pile) + top)
         else:
-            state.draw = _elements(self.reshuffled) + top
-            state.discard = state.discard[-1:]
-            state.reshuffles += 1
+            state.stack(_elements(self.reshuffled) + top, reshuffle=True)
 
     @staticmethod
     def text(outcome: int) -> str:

@@ -1,40 +1,86 @@
-"""One SOLO round: the position, its legal actions, and how actions change it.
+"""One SOLO round over slots whose cards may or may not be known: the rules of SOLO, once.
 
-Conventions: the top of the draw pile and of the discard pile is the *last* element of
-its list; hands are kept sorted in canonical card order; "next" follows ``direction``.
-Out-of-turn actions (jump-ins, SOLO calls, catches, Protection reactions) are ordinary
-actions of the seats that may take them. When two seats act at the same moment, the one
-applied first wins and the other is judged afresh against the new position (a second
-jump-in on the same card is then no longer legal): the order is the log's, never a clock.
+Every card of a round sits in a numbered **slot**. Slot ``i`` of the deal is the i-th card dealt:
+slot ``i < hand_size * n`` goes to seat ``(dealer + 1 + i) % n``; the rest is the draw pile, drawn
+lowest slot first. A reshuffle deals the discard pile but its top card into new slots, numbered on
+after the last one, in drawing order (``deals``). Hands, piles and the drawn card are slots;
+``cards`` holds the card of every slot this view knows.
+
+The same class is both kinds of table:
+
+- **open** (``new_round``, ``from_snapshot``: the seed is known): every card is known, the setup
+  card is turned at once, a reshuffle is dealt from the seed; this is the position every machine
+  of an open table, the bots and the environments play on;
+- **hidden** (``State(config, round_no, cards)``, no seed): one machine's view at a hidden-hands
+  table (docs/hidden-hands.md), where the public course never depends on a card the view may not
+  know: ``wanted()``/``turn_up`` turn the setup card in public; after a draw the drawer always
+  acts (plays the card or ``keep``s it); with Protection in the deck a Protection window opens for
+  every seat the rules let react (a seat without one declines); whether a SOLO call is due on a
+  hand of 2 or more cards is the holder's to judge, recorded as a ``Judgement`` that a view
+  knowing the cards checks, and ``audit_replay`` replays the round with every card known.
+
+Legal actions are listed in the everyday notation (``R7``, ``engine/solo/actions.py``);
+``slot_action`` writes one on slots (``R7@12``, ``engine/solo/slot_actions.py``); ``apply`` takes
+either. Whether an action is legal is decided in one place (``_claims``); the lists only name
+the candidates. Out-of-turn actions (jump-ins, calls, catches, Protection reactions) are ordinary
+actions of the seats that may take them; when two seats act at once the log's order decides.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import product
+from operator import attrgetter
 from typing import Any
 
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.shuffle import Stream
-from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple, multiples
+from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple
 from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
 from cardtable.engine.solo.config import SOLO_PENALTY, Config
+from cardtable.engine.solo.slot_actions import (
+    CLEAR,
+    OWED,
+    SlotAction,
+    SlotPlay,
+    parse_slot_action,
+    slot_multiples,
+)
+from cardtable.engine.solo.windows import (
+    CALLED,
+    MISSED,
+    NONE,
+    Ask,
+    Judgement,
+    Window,
+    after,
+    either,
+    holds,
+)
 
 STACKABLE = ("d2", "wd4")
 SETTLED = ("gift", "swap", "pass")
 """Plays whose SOLO call is judged once their effect is settled (RULES.md 1.8.14)."""
 
+SLOT_LIMIT = 8192
+"""Slots a hidden round may deal (a slot's number takes 2 bytes on the wire): past it the discard
+pile is not dealt again, and a draw finds no card, as when the discard pile holds only its top."""
 
-@dataclass
-class Window:
-    """An open SOLO window (RULES.md 1.5.2, 1.8.17): ``seat`` owes a call and made it, or not."""
+_INDEX = attrgetter("index")
+_KIND_NAMES = {"skip": "Skip", "gift": "Gift", "swap": "Swap", "pass": "Pass hands"}
 
-    seat: int
-    called: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "called": self.called}
+@dataclass(frozen=True)
+class Deal:
+    """A deal of the round: ``cards`` (in starting order) into slots ``first`` onwards;
+    ``sources``: for a reshuffle, the discard pile's slots the cards come from, in that order."""
+
+    number: int
+    first: int
+    cards: tuple[Card | None, ...]
+    sources: tuple[int, ...] = ()
 
 
 @dataclass
@@ -45,41 +91,176 @@ class React:
     by: int  # the seat whose card opened the window
     pending: list[int]
     target: int | None = None
-    gift: tuple[Card, ...] = ()
+    gift: tuple[int, ...] = ()  # the slots a Gift gives (in the giver's hand while the window is open)
     protected: list[int] = field(default_factory=list)
     call: bool = False  # the Gift / Swap / Pass hands was played with "!" (judged when settled)
 
 
 class State:
-    """A SOLO round. Build one with ``new_round`` or ``State.from_snapshot``."""
+    """A SOLO round as one view knows it. ``cards[i]``: slot i's card, when known.
 
-    def __init__(self, config: Config, seed: bytes, round_no: int) -> None:
+    ``State(config, round_no, cards)`` is a hidden-hands view (``cards``: the deal's slots, None
+    where unknown, then any reshuffle's cards known in advance); ``new_round`` deals an open one.
+    """
+
+    deals: list[Deal]
+    draw_slots: list[int]  # drawn first to last
+    _later: dict[int, Card]
+
+    def __init__(self, config: Config, round_no: int, cards: Sequence[Card | None],
+                 seed: bytes | None = None) -> None:
+        full = deck(config.gifts, config.protection)
+        if len(cards) < len(full):
+            raise IllegalAction(f"a deal of {len(full)} cards needs {len(full)} slots, not {len(cards)}")
+        self._blank(config, round_no, seed)
+        n = self.n
+        self.deals = [Deal(0, 0, tuple(full))]
+        self.next_slot = len(full)
+        self._later = {i: c for i, c in enumerate(cards) if i >= len(full) and c is not None}
+        if seed is not None:  # an open deal: every card is the deck's, shuffled
+            self.cards.update((i, c) for i, c in enumerate(cards[:len(full)]) if c is not None)
+        else:
+            for i, c in enumerate(cards[:len(full)]):
+                if c is not None:
+                    self.learn(i, c)
+        dealer = round_no % n
+        dealt = config.hand_size * n
+        for i in range(dealt):
+            self.held[(dealer + 1 + i) % n].append(i)
+        self.draw_slots = list(range(dealt, len(full)))
+
+    def _blank(self, config: Config, round_no: int, seed: bytes | None) -> None:
         n = config.players
         self.config = config
-        self.seed = seed
         self.round_no = round_no
         self.n = n
-        self.hands: list[list[Card]] = [[] for _ in range(n)]
-        self.draw: list[Card] = []
-        self.discard: list[Card] = []
+        self.seed = seed
+        self.hidden = seed is None
+        self.deals = []
+        self.next_slot = 0
+        self.cards: dict[int, Card] = {}
+        self.public: set[int] = set()
+        self._later = {}
+        self.held: list[list[int]] = [[] for _ in range(n)]  # each seat's slots, in arrival order
+        self.draw_slots = []
+        self.discard_slots: list[int] = []  # the top last
         self.reshuffles = 0
+        self.ready = False
         self.turn: int | None = None
         self.direction = 1
         self.colour: str | None = None  # colour in force; None: any card fits
         self.penalty = 0
         self.penalty_kind: str | None = None
-        self.drawn: Card | None = None
+        self.drawn_slot: int | None = None
         self.jump = False
         self.laid_by: int | None = None
         self.windows: list[Window] = []  # open SOLO windows, in the order they close (1.8.17)
         self.react: React | None = None
-        self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
+        self.asked: Ask | None = None
+        self._closing: tuple[int, SlotAction, list[Window]] | None = None
         self.winner: int | None = None
+        self.judgements: list[Judgement] = []
+        self.handed: list[tuple[int, int]] = []
+        self.steps = 0
+        # What each seat has seen of the others' hands (open tables; RULES.md 1.6): known[s][h].
+        self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
         self._legal: dict[int, list[Action]] = {}
 
-    # --- queries -----------------------------------------------------------------
-    def is_over(self) -> bool:
-        return self.winner is not None
+    # --- what this view knows ------------------------------------------------------------
+    def learn(self, slot: int, card: Card) -> None:
+        """This view learns ``slot``'s card. It never changes the round's public course."""
+        if not 0 <= slot < self.next_slot:
+            raise IllegalAction(f"there is no slot {slot} in this round yet")
+        known = self.cards.get(slot)
+        if known is not None:
+            if known is not card:
+                raise IllegalAction(f"slot {slot} holds {known}, not {card}")
+            return
+        deal = next(d for d in reversed(self.deals) if d.first <= slot)
+        last = deal.first + len(deal.cards)
+        seen = sum(1 for s, c in self.cards.items() if c is card and deal.first <= s < last)
+        if seen >= deal.cards.count(card):
+            raise IllegalAction(f"deal {deal.number} has only {deal.cards.count(card)} {card}: "
+                                f"slot {slot} cannot hold one more")
+        self.cards[slot] = card
+        self._legal.clear()
+
+    def where(self, slot: int) -> tuple[str, int | None, int] | None:
+        """Where ``slot`` is: ``("hand", seat, position)``, ``("draw", None, position)`` (0: drawn
+        next) or ``("discard", None, position)`` (0: the bottom); None once reshuffled away."""
+        for seat, hand in enumerate(self.held):
+            if slot in hand:
+                return "hand", seat, hand.index(slot)
+        for name, pile in (("draw", self.draw_slots), ("discard", self.discard_slots)):
+            if slot in pile:
+                return name, None, pile.index(slot)
+        return None
+
+    def knows_hand(self, seat: int) -> bool:
+        return all(s in self.cards for s in self.held[seat])
+
+    def hand_cards(self, seat: int) -> list[Card] | None:
+        """``seat``'s cards in arrival order, or None if this view does not know them all."""
+        if not self.knows_hand(seat):
+            return None
+        return [self.cards[s] for s in self.held[seat]]
+
+    def hand(self, seat: int) -> list[Card]:
+        """The cards this view knows in ``seat``'s hand, in canonical order."""
+        cards = self.cards
+        return sorted((cards[s] for s in self.held[seat] if s in cards), key=_INDEX)
+
+    def pile(self, slots: Iterable[int]) -> list[Card]:
+        """The cards of ``slots`` (this view knows them)."""
+        try:
+            return [self.cards[s] for s in slots]
+        except KeyError as err:
+            raise IllegalAction(f"this view does not know the card of slot {err.args[0]}") from None
+
+    @property
+    def hands(self) -> list[list[Card]]:
+        """Each seat's cards as far as this view knows them, in canonical order."""
+        return [self.hand(s) for s in range(self.n)]
+
+    @property
+    def draw(self) -> list[Card]:
+        """The draw pile's cards, the top (drawn next) last."""
+        return self.pile(reversed(self.draw_slots))
+
+    @property
+    def drawn(self) -> Card | None:
+        """The card drawn this turn, to play or keep (None: no draw, or one this view cannot see)."""
+        return None if self.drawn_slot is None else self.cards.get(self.drawn_slot)
+
+    @property
+    def discard(self) -> list[Card]:
+        """The discard pile's cards, the top last."""
+        return self.pile(self.discard_slots)
+
+    # --- the setup ---------------------------------------------------------------------------
+    def wanted(self) -> list[int]:
+        """The slots the round waits to see in public (the setup card, RULES.md 1.2.2)."""
+        return [] if self.ready or not self.draw_slots else [self.draw_slots[0]]
+
+    def turn_up(self, slot: int, card: Card) -> None:
+        """Turn the setup slot ``slot``, proven to hold ``card``, onto the discard pile."""
+        if self.ready:
+            raise IllegalAction("the setup is over: no card is turned now")
+        if slot != self.draw_slots[0]:
+            raise IllegalAction(f"the setup turns slot {self.draw_slots[0]} next, not slot {slot}")
+        self._open(slot, card)
+        self.discard_slots.append(self.draw_slots.pop(0))
+        if card.number or not self.draw_slots:  # RULES.md 1.2.2, 1.8.11, 1.8.16
+            self.ready = True
+            self.turn = (self.round_no % self.n + 1) % self.n
+            self.colour = card.colour if card.number else None
+            self.jump = not card.black
+        self._legal.clear()
+
+    # --- queries -----------------------------------------------------------------------------
+    @property
+    def top(self) -> Card:
+        return self.cards[self.discard_slots[-1]]
 
     @property
     def solo_seat(self) -> int | None:
@@ -91,26 +272,32 @@ class State:
         """Whether the first open SOLO window's call was made."""
         return bool(self.windows) and self.windows[0].called
 
-    def window_of(self, seat: int) -> Window | None:
-        """``seat``'s open SOLO window, if any (a seat has at most one)."""
-        return next((w for w in self.windows if w.seat == seat), None)
-
-    @property
-    def top(self) -> Card:
-        return self.discard[-1]
+    def is_over(self) -> bool:
+        return self.winner is not None
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
         return (seat + steps * self.direction) % self.n
 
     def to_move(self) -> int | None:
-        if self.winner is not None:
+        """The seat the round waits for (None before the setup card and after the end)."""
+        if self.winner is not None or not self.ready:
             return None
+        if self.asked is not None:
+            return self.asked.seat
         if self.react is not None:
             return self.react.pending[0]
         return self.turn
 
     def actors(self) -> list[int]:
+        """The seats with a legal action now. In a hidden view every seat while the round is under
+        way: whether one may jump in or catch depends on its hand, which only its own view knows."""
+        if self.hidden:
+            return [] if self.winner is not None or not self.ready else list(range(self.n))
         return [s for s in range(self.n) if self.legal_actions(s)]
+
+    def window_of(self, seat: int) -> Window | None:
+        """``seat``'s open SOLO window, if any (a seat has at most one)."""
+        return next((w for w in self.windows if w.seat == seat), None)
 
     def fits(self, card: Card) -> bool:
         """Whether ``card`` may be laid on the top card (no penalty pending)."""
@@ -123,195 +310,444 @@ class State:
         """Whether one play could empty ``hand``, so leaving it needs a SOLO call."""
         return needs_call(self.config, hand)
 
+    def wrong_judgements(self) -> list[Judgement]:
+        """The recorded claims this view knows to be false (on the audit's full replay: all)."""
+        return [j for j in self.judgements if j.truth is False]
+
     def round_scores(self) -> list[int]:
+        """The round's scores: only once every card left in a hand is known."""
         if self.winner is None:
             raise IllegalAction("the round is not over")
-        return [self.config.round_delta(hand_points(h)) for h in self.hands]
+        hidden = sorted(s for hand in self.held for s in hand if s not in self.cards)
+        if hidden:
+            more = "..." if len(hidden) > 5 else ""
+            raise IllegalAction(f"the scores need every card left in a hand: {len(hidden)} are not known "
+                                f"(slots {', '.join(map(str, hidden[:5]))}{more})")
+        return [self.config.round_delta(hand_points(self.cards[s] for s in hand)) for hand in self.held]
 
-    # --- legal actions -------------------------------------------------------------
+    # --- legal actions -------------------------------------------------------------------------
     def legal_actions(self, seat: int) -> list[Action]:
+        """``seat``'s legal actions in the everyday notation; this view must know its whole hand
+        (a hidden view: its own seats). ``slot_action`` writes one on slots."""
         cached = self._legal.get(seat)
         if cached is None:
             cached = self._legal[seat] = self._generate(seat)
         return cached
 
     def _generate(self, seat: int) -> list[Action]:
-        if self.winner is not None or not 0 <= seat < self.n:
+        """The candidates, in a fixed order, that ``refusal`` lets through."""
+        if self.winner is not None or not self.ready or not 0 <= seat < self.n:
             return []
-        hand = self.hands[seat]
-        acts: list[Action] = []
+        if self.asked is not None:
+            answer = self.answer(seat) if seat == self.asked.seat else None
+            return [answer] if answer is not None else []
+        window = self.window_of(seat)
+        if not self.knows_hand(seat) or (window is not None and len(window.mine) > 1):
+            raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
+        faces = _distinct(self.hand(seat))
         react = self.react
-        if react is not None:
-            if seat in react.pending:
-                for c in _distinct(hand):
-                    if c.rank == "prot":
-                        acts += self._plays(seat, c)
-                acts.append(DECLINE)
-            if react.kind == "skip":
-                acts += self._jump_ins(seat)
-        elif seat == self.turn:
-            acts += self._turn_actions(seat)
-        else:
-            acts += self._jump_ins(seat)
-        if self.config.call == "window":
-            window = self.window_of(seat)
-            if window is not None and not window.called:
-                acts.append(CALL)
-            acts += [Catch(t) for t in range(self.n) if t != seat]
-        return acts
-
-    def _turn_actions(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
         acts: list[Action] = []
-        if self.drawn is not None:
-            acts += self._plays(seat, self.drawn)
-            if self.config.multiples:
-                acts += self._multiples(seat, self.drawn)
-            acts.append(KEEP)
-            return acts
-        if self.penalty:
-            for c in _distinct(hand):
-                if c.rank == "prot" or self._stacks(c):
-                    acts += self._plays(seat, c)
-            acts.append(DRAW)
-            return acts
-        for c in _distinct(hand):
-            if self.fits(c):
-                acts += self._plays(seat, c)
-        if self.config.multiples:
-            acts += self._multiples(seat, None)
-        acts.append(DRAW)
+        if react is not None and seat in react.pending:  # protect first, then decline, then jump in
+            protections = [c for c in faces if c.rank == "prot"]
+            acts += self._plays(seat, protections) + [DECLINE]
+            acts += self._plays(seat, [c for c in faces if c.rank != "prot"])
+        else:
+            acts += self._plays(seat, faces)
+            if self.config.multiples and seat == self.turn:
+                acts += self._multiples(seat)
+            if seat == self.turn:
+                acts += [a for a in (KEEP, DRAW) if self._allows(seat, a)]
+        if self.config.call == "window":
+            meta: list[Simple | Catch] = [CALL] if window is not None else []
+            meta += [Catch(t) for t in range(self.n) if t != seat]
+            acts += [a for a in meta if self._allows(seat, a)]
         return acts
 
-    def _stacks(self, card: Card) -> bool:
-        if card.rank not in STACKABLE:
+    def _allows(self, seat: int, action: SlotAction) -> bool:
+        """Whether ``action`` is legal and every claim it makes about a hidden hand is true as this
+        view knows it (the seat's own view: it knows its hand)."""
+        try:
+            claims = self._claims(seat, action)
+        except IllegalAction:
             return False
-        return self.config.mixed_stacking or card.rank == self.penalty_kind
+        return all(truth for _, truth in claims)
 
-    def _jump_ins(self, seat: int) -> list[Action]:
-        if not self.jump or (seat == self.laid_by and not self.config.self_jump_in):
-            return []
-        top = self.top
-        if top.black or top not in self.hands[seat]:
-            return []
-        return self._plays(seat, top)
-
-    def _plays(self, seat: int, card: Card) -> list[Action]:
-        """Every way to play ``card`` from ``seat``'s hand, with its choices and call."""
-        rest = list(self.hands[seat])
-        rest.remove(card)
-        plays: list[Play] = []
-        if card.rank in ("wild", "wd4"):
-            plays = [Play((card,), colour=c) for c in COLOURS]
-        elif card.rank == "swap":
-            plays = [Play((card,), target=t) for t in range(self.n) if t != seat]
-        elif card.rank == "gift":
-            for gift in _gift_choices(rest):
-                plays += [Play((card,), target=t, gift=gift) for t in range(self.n) if t != seat]
-        else:
-            plays = [Play((card,))]
+    def _plays(self, seat: int, faces: list[Card]) -> list[Action]:
+        """Every legal way to play each of ``faces`` alone, with its choices and call."""
         out: list[Action] = []
-        for p in plays:
-            out.append(p)
-            if self._call_could_be_due(rest, p):
-                out.append(Play(p.cards, p.colour, p.target, p.gift, True))
+        held = self.held[seat]
+        others = [t for t in range(self.n) if t != seat]
+        first: dict[Card, int] = {}
+        for s in held:
+            first.setdefault(self.cards[s], s)
+        drawn = self.drawn_slot if seat == self.turn else None
+        for card in faces:
+            slot = drawn if drawn is not None and self.cards.get(drawn) is card else first[card]
+            if self._placement(seat, card, (slot,)) is not None:
+                continue
+            rank = card.rank
+            gifts: list[tuple[Card, ...]] = [()]
+            if rank == "gift":
+                gifts = _gift_choices(self.pile(s for s in held if s != slot))
+            for gift in gifts:
+                given = self._slots_of(seat, gift, slot) if gift else ()
+                call = self._call_allowed(seat, (slot,), given, rank)
+                if rank in ("wild", "wd4"):
+                    forms = [Play((card,), colour=c) for c in COLOURS]
+                elif rank in ("swap", "gift"):
+                    forms = [Play((card,), target=t, gift=gift) for t in others]
+                else:
+                    forms = [Play((card,))]
+                for play in forms:
+                    out.append(play)
+                    if call:
+                        out.append(Play(play.cards, play.colour, play.target, play.gift, True))
         return out
 
-    def _call_could_be_due(self, rest: list[Card], play: Play) -> bool:
-        """Whether ``play``, leaving ``rest`` before its effect, may take "!" (RULES.md 1.8.7,
-        1.8.14): its effect leaves a hand that needs a call, or (Protection in the deck) a
-        Protection that cancels its Gift, Swap or Pass hands would."""
-        rank = play.card.rank
-        left = list(rest)
-        for c in play.gift:
-            left.remove(c)
-        if rank not in ("swap", "pass") and left and self.needs_call(left):
-            return True
-        return rank in SETTLED and self.config.protection and bool(rest) and self.needs_call(rest)
+    def _slots_of(self, seat: int, cards: tuple[Card, ...], laid: int) -> tuple[int, ...]:
+        """Slots of ``seat``'s hand holding ``cards`` (a Gift's), other than the slot ``laid``."""
+        free = [s for s in self.held[seat] if s != laid]
+        out = []
+        for card in cards:
+            slot = next(s for s in free if self.cards.get(s) is card)
+            free.remove(slot)
+            out.append(slot)
+        return tuple(sorted(out))
 
-    def _multiples(self, seat: int, drawn: Card | None) -> list[Action]:
-        hand = self.hands[seat]
+    def _multiples(self, seat: int) -> list[Action]:
+        """Every legal multiples play (RULES.md 1.4): 3 or more number cards of one number, any
+        first and last, the middle in canonical order."""
+        hand = self.hand(seat)
         out: list[Action] = []
         by_number: dict[int, list[Card]] = {}
         for c in hand:
             if c.number:
                 by_number.setdefault(c.number, []).append(c)
-        for number, cards in by_number.items():
-            if len(cards) < 3 or (drawn is not None and drawn.number != number):
+        for cards in by_number.values():
+            if len(cards) < 3:
                 continue
             faces = _distinct(cards)
-            counts = [cards.count(f) for f in faces]
-            for pick in product(*(range(k + 1) for k in counts)):
+            for pick in product(*(range(cards.count(f) + 1) for f in faces)):
                 chosen = [f for f, k in zip(faces, pick, strict=True) for _ in range(k)]
-                if len(chosen) < 3 or (drawn is not None and drawn not in chosen):
+                if len(chosen) < 3:
                     continue
-                rest = list(hand)
-                for c in chosen:
-                    rest.remove(c)
-                call_ok = bool(rest) and self.needs_call(rest)
                 for first in _distinct(chosen):
-                    if not self.fits(first):
-                        continue
                     others = list(chosen)
                     others.remove(first)
                     for last in _distinct(others):
                         middle = list(others)
                         middle.remove(last)
-                        play = multiples([first, *middle, last])
-                        out.append(play)
-                        if call_ok:
-                            out.append(multiples([first, *middle, last], call=True))
+                        play = self.slot_action(seat, Play((first, *middle, last)))
+                        assert isinstance(play, SlotPlay)
+                        if self._placement(seat, play.card, play.slots) is not None:
+                            continue
+                        out.append(Play(play.cards))
+                        if self._call_allowed(seat, play.slots, (), play.card.rank):
+                            out.append(Play(play.cards, call=True))
         return out
 
-    # --- applying actions ----------------------------------------------------------
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def _slot_of(self, seat: int, card: Card) -> int:
+        """The slot ``seat`` lays ``card`` from: the drawn one if it is that card, else its first."""
+        if self.drawn_slot is not None and seat == self.turn and self.cards.get(self.drawn_slot) is card:
+            return self.drawn_slot
+        return next(s for s in self.held[seat] if self.cards.get(s) is card)
+
+    def slot_action(self, seat: int, action: Action) -> SlotAction:
+        """``action`` of ``seat`` written on slots (this view knows the cards it names)."""
+        if not isinstance(action, Play):
+            return action
+        free = list(self.held[seat])
+
+        def take(card: Card) -> int:
+            if self.drawn_slot in free and seat == self.turn and self.cards.get(self.drawn_slot) is card:
+                free.remove(self.drawn_slot)
+                return self.drawn_slot
+            for s in free:
+                if self.cards.get(s) is card:
+                    free.remove(s)
+                    return s
+            raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
+                                else f"seat {seat} holds no {card} that this view knows")
+
+        laid = [(c, take(c)) for c in action.cards]
+        gift = tuple(sorted(take(c) for c in action.gift))
+        if len(laid) > 1:
+            return slot_multiples(laid, action.call)
+        return SlotPlay((laid[0][0],), (laid[0][1],), action.colour, action.target, gift, action.call)
+
+    # --- what is legal: the one place ------------------------------------------------------------
+    def _claims(self, seat: int, action: SlotAction) -> list[tuple[str, bool | None]]:
+        """Refuse ``action`` unless the public state and its proven cards allow it; return the
+        claims about hidden cards it makes (for the record)."""
         if self.winner is not None:
             raise IllegalAction("the round is over")
+        if not self.ready:
+            raise IllegalAction("the setup card is not turned yet (see wanted())")
         if not 0 <= seat < self.n:
             raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
-        if action not in self.legal_actions(seat):
-            raise IllegalAction(self._why(seat, action))
-        self._legal.clear()
-        events: list[Event] = []
+        word = action.word if isinstance(action, Simple) else None
+        answering = word in ("owed", "clear")
+        if self.asked is not None:
+            if seat != self.asked.seat or not answering:
+                raise IllegalAction(f"waiting for seat {self.asked.seat} to answer owed or clear")
+            return []
+        if answering:  # said before it is asked (classic): nothing waits on it later
+            if self.answer(seat, public=True) is None:
+                raise IllegalAction("nobody is asked to answer owed or clear now")
+            return []
         if isinstance(action, Catch):
-            self._catch(seat, action.target, events)
-        elif action == CALL:
+            if self.config.call != "window":
+                raise IllegalAction("catching is not part of these rules "
+                                    "(a missed call costs 2 cards by itself)")
+            if action.target == seat or not 0 <= action.target < self.n:
+                raise IllegalAction(f"seat {seat} cannot catch seat {action.target}")
+            return []
+        if word == "solo":
             window = self.window_of(seat)
-            assert window is not None
-            window.called = True
-            events.append(Event("call", seat, "calls SOLO!"))
-        elif action == DECLINE:  # closes no window, like a call or a catch (RULES.md 1.8.18)
-            self._decline(seat, events)
+            if self.config.call != "window" or window is None or MISSED not in window.public:
+                raise IllegalAction("there is no missed SOLO call of yours to make now")
+            if window.public == {MISSED}:
+                return []
+            return [("calls a missed SOLO late", holds(window.mine, MISSED))]
+        react = self.react
+        if word == "decline":
+            if react is None or seat not in react.pending:
+                if react is not None:
+                    raise IllegalAction(f"waiting for seat {react.pending[0]} to protect or decline")
+                raise IllegalAction("there is no Protection window open for you")
+            return []
+        if word is not None:
+            if react is not None:
+                if seat in react.pending:
+                    raise IllegalAction("a Protection window is open: play a Protection or decline")
+                raise IllegalAction(f"waiting for seat {react.pending[0]} to protect or decline")
+            if seat != self.turn:
+                raise IllegalAction(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+            if word == "draw" and self.drawn_slot is not None:
+                drawn = self._named(self.drawn_slot)
+                raise IllegalAction(f"after drawing, play the drawn card {drawn} or keep it")
+            if word == "keep" and self.drawn_slot is None:
+                raise IllegalAction("there is no drawn card to keep")
+            if word not in ("draw", "keep"):
+                raise IllegalAction(f"'{action}' is not possible now")
+            return []
+        if not isinstance(action, SlotPlay):
+            raise IllegalAction(f"{action} is not a SOLO action")
+        self._check_slots(seat, action)
+        self._check_form(seat, action)
+        why = self._placement(seat, action.card, action.slots)
+        if why is not None:
+            raise IllegalAction(why())
+        if not action.call:
+            return []
+        due_public, due_mine = self._call_could_be_due(seat, action.slots, action.gift, action.card.rank)
+        if due_public is False:
+            raise IllegalAction("SOLO may only be called with a play that leaves a hand one play could empty")
+        return [] if due_public else [("calls SOLO with a call due", due_mine)]
+
+    def _check_slots(self, seat: int, play: SlotPlay) -> None:
+        hand = self.held[seat]
+        named = play.slots + play.gift
+        if len(set(named)) < len(named) or len(play.cards) != len(play.slots) or not play.cards:
+            raise IllegalAction("a play names each of its slots once, with its card")
+        for s in named:
+            if s not in hand:
+                raise IllegalAction(f"seat {seat} does not hold slot {s}")
+        for c, s in zip(play.cards, play.slots, strict=True):
+            known = self.cards.get(s)
+            if known is not None and known is not c:
+                raise IllegalAction(f"slot {s} holds {known}, not {c}")
+
+    def _check_form(self, seat: int, play: SlotPlay) -> None:
+        card = play.card
+        if len(play.cards) > 1:
+            if not self.config.multiples:
+                raise IllegalAction("multiples are not part of these rules")
+            if any(not c.number or c.number != card.number for c in play.cards) or len(play.cards) < 3:
+                raise IllegalAction("multiples are 3 or more number cards of one number")
+            if play != slot_multiples(list(zip(play.cards, play.slots, strict=True)), play.call):
+                raise IllegalAction("multiples are written with the middle cards in canonical order")
+            if play.colour is not None or play.target is not None or play.gift:
+                raise IllegalAction("multiples take no colour or target")
+            return
+        wants_colour = card.rank in ("wild", "wd4")
+        wants_target = card.rank in ("swap", "gift")
+        if (play.colour is not None) != wants_colour or (wants_colour and play.colour not in COLOURS):
+            raise IllegalAction(f"{card} {'names a colour' if wants_colour else 'takes no colour'}")
+        if (play.target is not None) != wants_target:
+            raise IllegalAction(f"{card} {'names a seat' if wants_target else 'takes no target'}")
+        if play.target is not None and (play.target == seat or not 0 <= play.target < self.n):
+            raise IllegalAction(f"{card} names another seat at the table, not {play.target}")
+        if card.rank != "gift" and play.gift:
+            raise IllegalAction(f"{card} gives no cards")
+        if card.rank == "gift":
+            rest = len(self.held[seat]) - 1
+            if len(play.gift) != min(2, rest):
+                raise IllegalAction("a Gift gives 2 cards (all that are left if fewer)")
+
+    def _placement(self, seat: int, card: Card, slots: tuple[int, ...]) -> Callable[[], str] | None:
+        """Why the play laying ``slots`` (``card`` first) may not be laid now (turn, jump-in,
+        Protection window, drawn card, penalty, fit: RULES.md 1.3, 1.4, 1.6, 1.8), as a thunk that
+        words it (the lists try many plays), or None."""
+        react = self.react
+        many = len(slots) > 1
+        turn, top = self.turn, self.top
+        if react is not None:
+            if seat in react.pending and card.rank == "prot" and not many:
+                return None
+            if react.kind == "skip" and self._jump_in_ok(seat, card, many):
+                return None
+            if seat not in react.pending:
+                return lambda: f"waiting for seat {react.pending[0]} to protect or decline"
+            extra = f" (or jump in with {top})" if react.kind == "skip" else ""
+            return lambda: f"a Protection window is open: play a Protection or decline{extra}"
+        if seat != turn:
+            if self._jump_in_ok(seat, card, many):
+                return None
+            if many:
+                return lambda: f"it is seat {turn}'s turn; multiples are never a jump-in"
+            if card.black or top.black:
+                return lambda: f"it is seat {turn}'s turn; black cards cannot be jumped in"
+            if self.jump and card is top and seat == self.laid_by:
+                return lambda: "jumping in on your own card is off (option self_jump_in)"
+            return lambda: f"it is seat {turn}'s turn; a jump-in needs the card identical to {top}, at once"
+        drawn = self.drawn_slot
+        if drawn is not None and drawn not in slots:
+            return lambda: f"after drawing, only the drawn card {self._named(drawn)} may be played"
+        if self.penalty:
+            if many or not (card.rank == "prot" or self._stacks(card)):
+                penalty = self.penalty
+                return lambda: f"a penalty of {penalty} is pending: stack it, protect, or draw"
+            return None
+        if not self.fits(card):
+            colour = self.colour
+            return lambda: f"{card} does not fit on {top}" + (
+                f" with {COLOUR_NAMES[colour]} in force" if colour else "")
+        return None
+
+    def _named(self, slot: int) -> str:
+        """A slot as a message names it: its card at an open table, else its number."""
+        card = self.cards.get(slot)
+        return str(card) if card is not None and not self.hidden else f"(slot {slot})"
+
+    def _jump_in_ok(self, seat: int, card: Card, many: bool) -> bool:
+        if many or not self.jump or card.black or card is not self.top:
+            return False
+        return seat != self.laid_by or self.config.self_jump_in
+
+    def _stacks(self, card: Card) -> bool:
+        return card.rank in STACKABLE and (self.config.mixed_stacking or card.rank == self.penalty_kind)
+
+    def _call_allowed(self, seat: int, slots: tuple[int, ...], gift: tuple[int, ...], rank: str) -> bool:
+        """Whether the play may take "!" as its seat knows its hand (``_claims``' rule)."""
+        public, mine = self._call_could_be_due(seat, slots, gift, rank)
+        return public is True or (public is None and mine is True)
+
+    def _call_could_be_due(self, seat: int, slots: tuple[int, ...], gift: tuple[int, ...],
+                           rank: str) -> tuple[bool | None, bool | None]:
+        """Whether the play laying ``slots`` (the first of rank ``rank``) and giving ``gift`` may
+        take "!" (RULES.md 1.8.7, 1.8.14): its effect leaves a hand that needs a call, or
+        (Protection in the deck) a Protection that cancels its Gift, Swap or Pass hands would;
+        publicly and for this view."""
+        rest = [s for s in self.held[seat] if s not in slots]
+        left = [s for s in rest if s not in gift]
+        effect = (False, False) if rank in ("swap", "pass") else self._due(left)
+        cancelled = self._due(rest) if rank in SETTLED and self.config.protection else (False, False)
+        return either(effect[0], cancelled[0]), either(effect[1], cancelled[1])
+
+    def _due(self, slots: list[int]) -> tuple[bool | None, bool | None]:
+        """Whether the hand ``slots`` needs a SOLO call: publicly and for this view. At an open
+        table the public knows the cards; at a hidden one only the hand's size."""
+        size = len(slots)
+        if size > 8 or (size > 3 and not self.config.multiples):  # RULES.md 1.5.2: none needs a call
+            return False, False
+        cards = self.cards
+        mine = needs_call(self.config, [cards[s] for s in slots]) if all(s in cards for s in slots) else None
+        if not self.hidden:
+            return mine, mine
+        if size <= 1:
+            return size == 1, size == 1
+        possible = (self.config.gifts and size <= 3) or (self.config.multiples and 3 <= size <= 8)
+        if not possible:
+            return False, False
+        return None, mine
+
+    # --- applying actions -------------------------------------------------------------------------
+    def apply(self, seat: int, action: Action | SlotAction | str) -> list[Event]:
+        """Apply ``seat``'s action (everyday or slot notation; text is read as slot notation);
+        ``handed`` then lists the (seat, slot) pairs that changed holder."""
+        if isinstance(action, str):
+            action = parse_slot_action(action)
+        # an open table's listed action was judged legal by _claims, and makes no claim
+        listed = not self.hidden and action in self._legal.get(seat, ())
+        if isinstance(action, Play):
+            if not 0 <= seat < self.n:
+                raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
+            if self.winner is not None:
+                raise IllegalAction("the round is over")
+            action = self.slot_action(seat, action)
+        if not isinstance(action, SlotPlay | Simple | Catch):
+            raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
+        claims = [] if listed else self._claims(seat, action)
+        self._legal.clear()
+        self.handed = []
+        events: list[Event] = []
+        if self.asked is not None:
+            self._answer(action == OWED, events)
+        elif action in (OWED, CLEAR):
+            self._narrow(seat, action == OWED)
         else:
-            self._close_windows(seat, events)
-            if isinstance(action, Play):
-                self._play(seat, action, events)
-            elif action == DRAW:
-                self._draw_action(seat, events)
+            for claim, truth in claims:
+                self.judgements.append(Judgement(self.steps, seat, claim, truth))
+            if isinstance(action, Catch):
+                self._catch_or_ask(seat, action.target, events)
+            elif action == CALL:
+                window = self.window_of(seat)
+                assert window is not None
+                window.public = window.mine = frozenset({CALLED})
+                events.append(Event("call", seat, "calls SOLO!"))
+            elif action == DECLINE:  # closes no window, like a call or a catch (RULES.md 1.8.18)
+                self._decline(seat, events)
             else:
-                events.append(Event("keep", seat, "keeps the card drawn"))
-                self._end_turn(seat)
+                self.jump = False
+                self._closing = (seat, action, [w for w in self.windows if w.seat != seat])
+                self._continue_closing(events)
+        self.steps += 1
         return events
 
-    def _close_windows(self, seat: int, events: list[Event]) -> None:
-        """``seat``'s play, draw or keep closes the jump-in window and every SOLO window of another
-        seat (RULES.md 1.8.1, 1.8.6, 1.8.17, 1.8.18); in ``with_play`` mode each missed call costs
-        2 cards, in the windows' order (a protector's before the player it cancelled)."""
-        self.jump = False
-        for w in self.windows:
-            if w.seat != seat and self.config.call == "with_play" and not w.called:
-                got = self._take(w.seat, SOLO_PENALTY)
-                events.append(Event("penalty", w.seat, f"did not call SOLO and draws {len(got)}",
-                                    count=len(got)))
-        self.windows = [w for w in self.windows if w.seat == seat]
+    # --- windows, catches, answers -------------------------------------------------------------
+    def _judge(self, seat: int, due: tuple[bool | None, bool | None], call: bool) -> None:
+        """``seat``'s play left a hand that needs a call (``due``), made or not (``call``). A
+        seat's own later plays never close its own window and never make up a missed call
+        (RULES.md 1.8.6, 1.8.15); a new window goes after any other still open (1.8.17)."""
+        window = self.window_of(seat)
+        if window is None and due[0] is False and due[1] is False:
+            return  # no window opens (the common case)
+        public = window.public if window is not None else frozenset({NONE})
+        mine = window.mine if window is not None else frozenset({NONE})
+        self._set_window(seat, after(public, due[0], call), after(mine, due[1], call))
 
-    def _end_turn(self, seat: int) -> None:
-        self.drawn = None
-        self.turn = self.next_seat(seat)
+    def _set_window(self, seat: int, public: frozenset[str], mine: frozenset[str]) -> None:
+        mine = mine & public or public  # a claim this view knows is false: follow the claim
+        window = self.window_of(seat)
+        if window is None:
+            if public != {NONE}:
+                self.windows.append(Window(seat, public, mine))
+            return
+        window.public, window.mine = public, mine
+        if public == {NONE}:
+            self.windows.remove(window)
+
+    def _catch_or_ask(self, seat: int, target: int, events: list[Event]) -> None:
+        window = self.window_of(target)
+        if window is not None and MISSED in window.public and window.public != {MISSED}:
+            self.asked = Ask(target, seat)
+            return
+        self._catch(seat, target, events)
 
     def _catch(self, seat: int, target: int, events: list[Event]) -> None:
         window = self.window_of(target)
-        if window is not None and not window.called:
+        if window is not None and window.public == {MISSED}:
             got = self._take(target, SOLO_PENALTY)
             self.windows.remove(window)
             events.append(Event("catch", seat, f"catches seat {target}, who draws {len(got)}", target=target,
@@ -320,6 +756,78 @@ class State:
         got = self._take(seat, self.config.false_catch_penalty)
         events.append(Event("false_catch", seat, f"catches seat {target} wrongly and draws {len(got)}",
                             target=target, count=len(got)))
+
+    def answer(self, seat: int, public: bool = False) -> Simple | None:
+        """The answer ``seat``'s machine gives now: when the round asks it, or (``with_play``
+        call) as soon as its window's miss is not public, so that the next action need not wait.
+        None: nothing to answer (nor once the round is over: no action is taken then). With
+        ``public``, whether an answer may be given (either one)."""
+        window = self.window_of(seat)
+        if self.winner is not None or window is None or MISSED not in window.public \
+                or window.public == {MISSED}:
+            return None
+        asked = self.asked is not None and self.asked.seat == seat
+        if not asked and (self.asked is not None or self.config.call != "with_play"):
+            return None
+        if public:
+            return OWED
+        if len(window.mine) > 1:
+            raise IllegalAction(f"this view cannot tell whether seat {seat} owes a call")
+        return OWED if window.mine == {MISSED} else CLEAR
+
+    def _narrow(self, seat: int, owed: bool) -> None:
+        """``seat`` says whether its window is missed: record the claim, narrow the window."""
+        window = self.window_of(seat)
+        assert window is not None
+        truth = holds(window.mine, MISSED)
+        claim = "owes a missed SOLO call" if owed else "owes no missed SOLO call"
+        if not owed and truth is not None:
+            truth = not truth
+        self.judgements.append(Judgement(self.steps, seat, claim, truth))
+        kept = frozenset({MISSED}) if owed else window.public - {MISSED}
+        self._set_window(seat, kept, window.mine & kept)
+
+    def _answer(self, owed: bool, events: list[Event]) -> None:
+        ask = self.asked
+        assert ask is not None
+        self.asked = None
+        self._narrow(ask.seat, owed)
+        if ask.catcher is not None:
+            self._catch(ask.catcher, ask.seat, events)
+        else:
+            self._continue_closing(events)
+
+    def _continue_closing(self, events: list[Event]) -> None:
+        """``seat``'s play, draw or keep closes every SOLO window of another seat (RULES.md 1.8.1,
+        1.8.6, 1.8.17); in ``with_play`` mode each missed call costs 2 cards, in the windows'
+        order (a protector's before the player it cancelled). A window whose miss depends on a
+        hidden hand asks its seat first."""
+        assert self._closing is not None
+        seat, action, queue = self._closing
+        while queue:
+            window = queue[0]
+            if self.config.call == "with_play" and MISSED in window.public:
+                if window.public != {MISSED}:
+                    self.asked = Ask(window.seat, None)
+                    return
+                got = self._take(window.seat, SOLO_PENALTY)
+                events.append(Event("penalty", window.seat, f"did not call SOLO and draws {len(got)}",
+                                    count=len(got)))
+            queue.pop(0)
+        self._closing = None
+        self.windows = [w for w in self.windows if w.seat == seat]
+        if isinstance(action, SlotPlay):
+            self._play(seat, action, events)
+        elif action == DRAW:
+            self._draw_action(seat, events)
+        else:
+            events.append(Event("keep", seat, "keeps the card drawn"))
+            self._end_turn(seat)
+
+    # --- the moves ---------------------------------------------------------------------------------
+    def _end_turn(self, seat: int) -> None:
+        self.drawn_slot = None
+        self.turn = self.next_seat(seat)
 
     def _draw_action(self, seat: int, events: list[Event]) -> None:
         if self.penalty:
@@ -334,74 +842,105 @@ class State:
             events.append(Event("draw", seat, "cannot draw: no cards left", count=0))
             self._end_turn(seat)
             return
-        card = got[0]
         events.append(Event("draw", seat, "draws a card", count=1))
-        if self.fits(card):
-            self.drawn = card
+        if self.hidden or self.fits(self.cards[got[0]]):  # RULES.md 1.8.9; hidden: the drawer keeps
+            self.drawn_slot = got[0]
         else:
             self._end_turn(seat)
 
-    def _take(self, seat: int, count: int) -> list[Card]:
-        """Draw up to ``count`` cards into ``seat``'s hand, reshuffling when needed."""
-        got: list[Card] = []
-        hand = self.hands[seat]
+    def _take(self, seat: int, count: int) -> list[int]:
+        """Draw up to ``count`` slots into ``seat``'s hand, reshuffling when needed (RULES.md 1.3,
+        1.8.10)."""
+        got: list[int] = []
         for _ in range(count):
-            if not self.draw:
-                if len(self.discard) <= 1:
+            if not self.draw_slots:
+                if len(self.discard_slots) <= 1 or (
+                        self.hidden and self.next_slot + len(self.discard_slots) - 1 > SLOT_LIMIT):
                     break
-                self.reshuffles += 1
-                label = f"solo/round/{self.round_no}/reshuffle/{self.reshuffles}"
-                self.draw = Stream(self.seed, label).shuffle(self.discard[:-1])
-                self.discard = self.discard[-1:]
-            card = self.draw.pop()
-            _insert(hand, card)
-            got.append(card)
+                self._reshuffle()
+            slot = self.draw_slots.pop(0)
+            self.held[seat].append(slot)
+            self.handed.append((seat, slot))
+            got.append(slot)
         return got
 
-    def _play(self, seat: int, play: Play, events: list[Event]) -> None:
+    def _reshuffle(self) -> None:
+        """A fresh deal of the discard pile but its top card, into new slots: from the seed at an
+        open table (label ``solo/round/R/reshuffle/K``), by the members at a hidden one."""
+        pile = self.discard_slots[:-1]
+        first = self.next_slot
+        self.reshuffles += 1
+        self.deals.append(Deal(len(self.deals), first, tuple(self.cards.get(s) for s in pile), tuple(pile)))
+        self.next_slot += len(pile)
+        self.draw_slots = list(range(first, self.next_slot))
+        self.discard_slots = self.discard_slots[-1:]
+        if self.seed is not None:
+            label = f"solo/round/{self.round_no}/reshuffle/{self.reshuffles}"
+            order = Stream(self.seed, label).shuffle(self.pile(pile))
+            for slot, card in zip(self.draw_slots, reversed(order), strict=True):
+                self.cards[slot] = card
+        for s in self.draw_slots:
+            if s in self._later:
+                self.learn(s, self._later.pop(s))
+
+    def stack(self, cards: list[Card], reshuffle: bool = False) -> None:
+        """An open round's draw pile made ``cards`` (the top last), after dealing the discard pile
+        but its top card into it if ``reshuffle``: chance choosing the cards a draw finds (the
+        OpenSpiel game, ``envs/chance.py``)."""
+        if self.seed is None:
+            raise IllegalAction("a hidden-hands round's draw pile is dealt by the members")
+        if reshuffle:  # the draw drains the pile left, then the discard pile is dealt again
+            left = self.draw_slots
+            self._reshuffle()
+            self.draw_slots = left + self.draw_slots
+        if len(cards) != len(self.draw_slots):
+            raise IllegalAction(f"the draw pile holds {len(self.draw_slots)} cards, not {len(cards)}")
+        for slot, card in zip(self.draw_slots, reversed(cards), strict=True):
+            self.cards[slot] = card
+        self._legal.clear()
+
+    def _open(self, slot: int, card: Card) -> None:
+        if self.cards.get(slot) is not card:
+            self.learn(slot, card)
+        self.public.add(slot)
+
+    def _play(self, seat: int, play: SlotPlay, events: list[Event]) -> None:
         react = self.react
         protecting = react is not None and seat in react.pending and play.card.rank == "prot"
         jumping = not protecting and seat != self.turn
-        for c in play.cards:
-            self._remove(seat, c)
-        self.discard.extend(play.cards)
+        for c, s in zip(play.cards, play.slots, strict=True):
+            self._open(s, c)
+            self._remove(seat, s)
+        self.discard_slots.extend(play.slots)
         self.laid_by = seat
-        self.drawn = None
-        top = play.top
-        self.jump = not top.black
+        self.drawn_slot = None
+        self.jump = not play.top.black
         verb = "jumps in with" if jumping else "plays"
         events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=[c.text for c in play.cards],
                             colour=play.colour, target=play.target, call=play.call, jump=jumping))
-        if not self.hands[seat]:
+        rest = self.held[seat]
+        if not rest:
             self._win(seat, events)
             return
         if play.card.rank not in SETTLED:
-            rest = self.hands[seat]
-            self._judge_call(seat, bool(rest) and self.needs_call(rest), play.call)
+            due = self._due(rest)
+            self._judge(seat, (True if play.call else due[0], due[1]), play.call)
         if protecting and react is not None and react.kind != "skip":
-            self._protect(seat, top, react, events)
+            self._protect(seat, play.top, react, events)
             return
         if protecting:
             events.append(Event("protect", seat, "is protected from the Skip", against="skip"))
         self.react = None
         self._effect(seat, play, events)
 
-    def _judge_call(self, seat: int, due: bool, call: bool) -> None:
-        """``seat``'s play left a hand that needs a call (``due``), made or not (``call``).
+    def _reacts(self, seat: int) -> bool:
+        """Whether a Protection window opens for ``seat`` (RULES.md 1.6, 1.8.2): at an open table
+        when it holds a Protection; at a hidden one whenever Protection is in the deck."""
+        if not self.config.protection:
+            return False
+        return self.hidden or any(self.cards[s].rank == "prot" for s in self.held[seat])
 
-        A seat's own later plays never close its own window and never make up a missed call,
-        with the call or without (RULES.md 1.8.6, 1.8.15): only a late call does (``solo``).
-        A new window goes after any other still open (RULES.md 1.8.17).
-        """
-        window = self.window_of(seat)
-        if window is not None:
-            if window.called and due:
-                window.called = call
-            return
-        if due:
-            self.windows.append(Window(seat, call))
-
-    def _effect(self, seat: int, play: Play, events: list[Event]) -> None:
+    def _effect(self, seat: int, play: SlotPlay, events: list[Event]) -> None:
         card = play.top
         rank = card.rank
         self.colour = play.colour or card.colour
@@ -413,42 +952,31 @@ class State:
             self.penalty += 2 if rank == "d2" else 4
             self.penalty_kind = rank
         if rank == "skip":
-            self._skip(seat, events)
+            target = self.next_seat(seat)
+            if self._reacts(target):
+                self.turn = None
+                self.react = React("skip", seat, [target], target)
+            else:
+                events.append(Event("skipped", target, "is skipped"))
+                self.turn = self.next_seat(target)
         elif rank == "rev":
             self.direction = -self.direction
             self.turn = seat if self.n == 2 else self.next_seat(seat)
         elif rank in ("swap", "gift"):
-            target = play.target
-            assert target is not None
+            assert play.target is not None
             self.turn = None
-            self.react = React(rank, seat, [], target, play.gift, call=play.call)
-            if self._holds_protection(target):
-                self.react.pending = [target]
-            else:
+            pending = [play.target] if self._reacts(play.target) else []
+            self.react = React(rank, seat, pending, play.target, play.gift, call=play.call)
+            if not pending:
                 self._resolve(events)
         elif rank == "pass":
-            pending = [s for s in self._order_from(seat) if s != seat and self._holds_protection(s)]
+            pending = [s for s in (self.next_seat(seat, k) for k in range(1, self.n)) if self._reacts(s)]
             self.turn = None
             self.react = React("pass", seat, pending, call=play.call)
             if not pending:
                 self._resolve(events)
         else:
             self.turn = self.next_seat(seat)
-
-    def _skip(self, seat: int, events: list[Event]) -> None:
-        target = self.next_seat(seat)
-        if self._holds_protection(target):
-            self.turn = None
-            self.react = React("skip", seat, [target], target)
-        else:
-            events.append(Event("skipped", target, "is skipped"))
-            self.turn = self.next_seat(target)
-
-    def _holds_protection(self, seat: int) -> bool:
-        return self.config.protection and any(c.rank == "prot" for c in self.hands[seat])
-
-    def _order_from(self, seat: int) -> list[int]:
-        return [self.next_seat(seat, k) for k in range(self.n)]
 
     def _protect(self, seat: int, card: Card, react: React, events: list[Event]) -> None:
         """A Protection played against a Gift, Swap or Pass hands."""
@@ -485,72 +1013,68 @@ class State:
         by, target = react.by, react.target
         if react.kind == "swap":
             assert target is not None
-            self._swap(by, target)
+            self._pass([by, target])
             events.append(Event("swap", by, f"swaps hands with seat {target}", target=target))
             self.turn = target
             self._settle_call(react, False)
         elif react.kind == "gift":
             assert target is not None
-            self._give(by, target, react.gift)
+            for s in react.gift:
+                self._remove(by, s)
+                self.held[target].append(s)
+                self.handed.append((target, s))
+                if not self.hidden:
+                    _insert(self.known[by][target], self.cards[s])
             events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}",
                                 target=target, count=len(react.gift)))
             self.turn = self.next_seat(by)
-            if not self.hands[by]:
+            if not self.held[by]:
                 self._win(by, events)
             else:
                 self._settle_call(react, True)
         else:
-            ring = [s for s in self._order_from(by) if s not in react.protected]
-            self._pass(by, ring)
+            ring = [s for s in (self.next_seat(by, k) for k in range(self.n)) if s not in react.protected]
+            self._pass(ring)
             if len(ring) >= 2:
                 events.append(Event("pass", by, f"hands pass on to the next player ({len(ring)} hands)",
                                     count=len(ring)))
             self.turn = self.next_seat(by)
             self._settle_call(react, len(ring) < 2)
 
-    def _settle_call(self, react: React, kept: bool) -> None:
-        """Judge the call of the settled Gift, Swap or Pass hands (RULES.md 1.8.14): due only if
-        its player ``kept`` a hand of its own (not one received) that needs a call. A protector
-        left owing a call keeps its own window open beside this one (RULES.md 1.8.17)."""
-        by = react.by
-        self._judge_call(by, kept and self.needs_call(self.hands[by]), react.call)
-
-    def _swap(self, a: int, b: int) -> None:
-        self.hands[a], self.hands[b] = self.hands[b], self.hands[a]
-        for row in self.known:
-            row[a], row[b] = row[b], row[a]
-        self.known[a][a], self.known[b][b] = [], []
-        self.known[a][b] = list(self.hands[b])
-        self.known[b][a] = list(self.hands[a])
-
-    def _give(self, giver: int, target: int, cards: tuple[Card, ...]) -> None:
-        for c in cards:
-            self._remove(giver, c)
-            _insert(self.hands[target], c)
-            _insert(self.known[giver][target], c)
-
-    def _pass(self, by: int, ring: list[int]) -> None:
-        """Every seat in ``ring`` (in the direction of play) passes its hand to the next."""
+    def _pass(self, ring: list[int]) -> None:
+        """Every seat in ``ring`` passes its hand to the next (a Swap is a ring of two)."""
         if len(ring) < 2:
             return
-        old = {s: self.hands[s] for s in ring}
+        old = {s: self.held[s] for s in ring}
         for i, s in enumerate(ring):
             nxt = ring[(i + 1) % len(ring)]
-            self.hands[nxt] = old[s]
-        for row in self.known:
+            self.held[nxt] = old[s]
+            self.handed += [(nxt, slot) for slot in old[s]]
+        if self.hidden:
+            return
+        for row in self.known:  # what a seat knew of a hand travels with it
             before = {s: row[s] for s in ring}
             for i, s in enumerate(ring):
                 row[ring[(i + 1) % len(ring)]] = before[s]
         for i, s in enumerate(ring):
             nxt = ring[(i + 1) % len(ring)]
             self.known[s][s] = []
-            self.known[s][nxt] = list(old[s])
+            self.known[s][nxt] = self.hand(nxt)
 
-    def _remove(self, seat: int, card: Card) -> None:
-        self.hands[seat].remove(card)
-        for row in self.known:
-            if card in row[seat]:
-                row[seat].remove(card)
+    def _remove(self, seat: int, slot: int) -> None:
+        self.held[seat].remove(slot)
+        if not self.hidden:
+            card = self.cards[slot]
+            for row in self.known:
+                if card in row[seat]:
+                    row[seat].remove(card)
+
+    def _settle_call(self, react: React, kept: bool) -> None:
+        """Judge the call of the settled Gift, Swap or Pass hands (RULES.md 1.8.14): due only if
+        its player ``kept`` a hand of its own (not one received) that needs a call. A protector
+        left owing a call keeps its own window open beside this one (RULES.md 1.8.17)."""
+        due = self._due(self.held[react.by]) if kept else (False, False)
+        self._judge(react.by, due, react.call)
 
     def _win(self, seat: int, events: list[Event]) -> None:
         self.winner = seat
@@ -559,150 +1083,132 @@ class State:
         self.jump = False
         events.append(Event("out", seat, "has no cards left and wins the round"))
 
-    def _why(self, seat: int, action: Action) -> str:
-        """A one-line reason why ``action`` is not legal for ``seat`` now."""
-        if isinstance(action, Catch):
-            if self.config.call != "window":
-                return "catching is not part of these rules (a missed call costs 2 cards by itself)"
-            return f"seat {seat} cannot catch seat {action.target}"
-        if action == CALL:
-            return "there is no missed SOLO call of yours to make now"
-        if self.react is not None and seat not in self.react.pending:
-            return f"waiting for seat {self.react.pending[0]} to protect or decline"
-        if action == DECLINE:
-            return "there is no Protection window open for you"
-        if isinstance(action, Simple):
-            if self.react is not None:
-                return "a Protection window is open: play a Protection or decline"
-            if seat != self.turn:
-                return f"it is seat {self.turn}'s turn, not seat {seat}'s"
-            return f"'{action}' is not possible now"
-        hand = self.hands[seat]
-        held = action.cards + action.gift
-        missing = [c for c in held if held.count(c) > hand.count(c)]
-        if missing:
-            return f"seat {seat} does not hold {missing[0]}"
-        if self.react is not None and action.card.rank != "prot":
-            extra = f" (or jump in with {self.top})" if self.react.kind == "skip" else ""
-            return f"a Protection window is open: play a Protection or decline{extra}"
-        if len(action.cards) > 1 and not self.config.multiples:
-            return "multiples are not part of these rules"
-        if seat != self.turn and self.react is None:
-            if len(action.cards) > 1:
-                return f"it is seat {self.turn}'s turn; multiples are never a jump-in"
-            if action.card.black or self.top.black:
-                return f"it is seat {self.turn}'s turn; black cards cannot be jumped in"
-            if not self.jump or self.top != action.card:
-                return f"it is seat {self.turn}'s turn; a jump-in needs the card identical to {self.top}"
-            if seat == self.laid_by and not self.config.self_jump_in:
-                return "jumping in on your own card is off (option self_jump_in)"
-        if self.drawn is not None and self.drawn not in action.cards:
-            return f"after drawing, only the drawn card {self.drawn} may be played"
-        if self.penalty and seat == self.turn:
-            return f"a penalty of {self.penalty} is pending: stack it, protect, or draw"
-        if not self.fits(action.card):
-            return f"{action.card} does not fit on {self.top}" + (
-                f" with {COLOUR_NAMES[self.colour]} in force" if self.colour else "")
-        if action.call:
-            return "SOLO may only be called with a play that leaves a hand one play could empty"
-        return f"'{action}' is not a legal play here (check its colour, target or cards)"
-
-    # --- observation and plain data --------------------------------------------------
+    # --- observation and plain data -------------------------------------------------------------
     def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees: its hand, the others' hand sizes, the piles, the cards it knows in
+        other hands, SOLO windows as far as they are public (``called`` None: not settled); a
+        hidden view adds ``unopened`` (cards of the hand it has not opened) and ``asked``."""
         react = self.react
-        return {
-            "game": "solo",
-            "seat": seat,
-            "players": self.n,
-            "hand": _texts(self.hands[seat]),
-            "hand_sizes": [len(h) for h in self.hands],
-            "top": self.top.text,
-            "discard": _texts(self.discard),
-            "draw_size": len(self.draw),
-            "turn": self.turn,
-            "to_move": self.to_move(),
-            "direction": self.direction,
-            "colour": self.colour,
-            "penalty": self.penalty,
-            "penalty_kind": self.penalty_kind,
-            "drawn": self._drawn_seen_by(seat),
-            "jump": self.jump,
-            "laid_by": self.laid_by,
-            "solo": self.windows[0].to_dict() if self.windows else None,
-            "solo_also": [w.to_dict() for w in self.windows[1:]],
+        drawn: str | bool | None = self.drawn_slot is not None
+        if seat == self.turn:
+            drawn = self.cards[self.drawn_slot].text if self.drawn_slot in self.cards else None
+        windows = [w.shown(w.seat == seat) for w in self.windows
+                   if NONE not in (w.mine if w.seat == seat else w.public)]
+        gift: list[str] | int = len(react.gift) if react is not None else 0
+        if react is not None and seat in (react.by, react.target) and set(react.gift) <= set(self.cards):
+            gift = _texts(sorted(self.pile(react.gift)))
+        if self.hidden:
+            known = {h: self.hand(h) for h in range(self.n) if h != seat}
+        else:
+            known = dict(enumerate(self.known[seat]))
+        own = self.hand(seat)
+        obs: dict[str, Any] = {
+            "game": "solo", "seat": seat, "players": self.n, "hand": _texts(own),
+            "hand_sizes": [len(h) for h in self.held],
+            "top": self.top.text if self.discard_slots else None,  # None: the setup card is not turned yet
+            "discard": _texts(self.pile(self.discard_slots)), "draw_size": len(self.draw_slots),
+            "turn": self.turn, "to_move": self.to_move(), "direction": self.direction,
+            "colour": self.colour, "penalty": self.penalty, "penalty_kind": self.penalty_kind,
+            "drawn": drawn, "jump": self.jump, "laid_by": self.laid_by,
+            "solo": windows[0] if windows else None, "solo_also": windows[1:],
             "react": None if react is None else {
                 "kind": react.kind, "by": react.by, "target": react.target,
-                "pending": list(react.pending), "protected": list(react.protected),
-                "gift": _texts(react.gift) if seat in (react.by, react.target) else len(react.gift),
-                "call": react.call,
-            },
-            "known": {h: _texts(cards) for h, cards in enumerate(self.known[seat]) if cards and h != seat},
+                "pending": list(react.pending), "protected": list(react.protected), "gift": gift,
+                "call": react.call},
+            "known": {h: _texts(cards) for h, cards in known.items() if cards and h != seat},
             "winner": self.winner,
         }
+        if self.hidden:
+            obs["unopened"] = len(self.held[seat]) - len(own)
+            obs["asked"] = None if self.asked is None else self.asked.seat
+        return obs
 
-    def _drawn_seen_by(self, seat: int) -> str | bool | None:
-        """The drawn card for the drawer; for the others only whether there is one."""
-        if seat != self.turn:
-            return self.drawn is not None
-        return self.drawn.text if self.drawn else None
+    def public_view(self) -> dict[str, Any]:
+        """The public part of the round: the same in every machine's view of a hidden table."""
+        react = self.react
+        return {
+            "ready": self.ready, "turn": self.turn, "direction": self.direction, "colour": self.colour,
+            "penalty": self.penalty, "penalty_kind": self.penalty_kind,
+            "hands": [list(h) for h in self.held], "draw": list(self.draw_slots),
+            "discard": list(self.discard_slots),
+            "top": self.top.text if self.discard_slots else None, "drawn": self.drawn_slot, "jump": self.jump,
+            "laid_by": self.laid_by, "winner": self.winner,
+            "windows": [(w.seat, sorted(w.public)) for w in self.windows],
+            "react": None if react is None else {
+                "kind": react.kind, "by": react.by, "target": react.target, "gift": list(react.gift),
+                "pending": list(react.pending), "protected": list(react.protected), "call": react.call},
+            "asked": None if self.asked is None else self.asked.seat,
+            "deals": [(d.number, d.first, len(d.cards)) for d in self.deals],
+        }
 
     def snapshot(self) -> dict[str, Any]:
-        """Plain data; ``solo`` is the first open SOLO window and ``solo_also`` (left out when
-        empty, so a position with one window digests as before RULES.md 1.8.17) the others."""
+        """An open round as plain data (cards, not slots; the draw pile's top last); ``solo`` is
+        the first open SOLO window and ``solo_also`` (left out when empty) the others."""
+        if self.seed is None:
+            raise IllegalAction("a hidden-hands view has no snapshot (see public_view())")
         react = self.react
         data: dict[str, Any] = {
             "game": "solo",
             "config": self.config.to_dict(),
             "seed": self.seed.hex(),
             "round": self.round_no,
-            "hands": [_texts(h) for h in self.hands],
-            "draw": _texts(self.draw),
-            "discard": _texts(self.discard),
+            "hands": [_texts(self.hand(s)) for s in range(self.n)],
+            "draw": _texts(reversed(self.pile(self.draw_slots))),
+            "discard": _texts(self.pile(self.discard_slots)),
             "reshuffles": self.reshuffles,
             "turn": self.turn,
             "direction": self.direction,
             "colour": self.colour,
             "penalty": self.penalty,
             "penalty_kind": self.penalty_kind,
-            "drawn": self.drawn.text if self.drawn else None,
+            "drawn": self.cards[self.drawn_slot].text if self.drawn_slot is not None else None,
             "jump": self.jump,
             "laid_by": self.laid_by,
-            "solo": self.windows[0].to_dict() if self.windows else None,
+            "solo": self.windows[0].shown(True) if self.windows else None,
             "react": None if react is None else {
                 "kind": react.kind, "by": react.by, "target": react.target,
-                "gift": _texts(react.gift), "pending": list(react.pending),
+                "gift": _texts(sorted(self.pile(react.gift))), "pending": list(react.pending),
                 "protected": list(react.protected), "call": react.call,
             },
             "known": [[_texts(cards) for cards in row] for row in self.known],
             "winner": self.winner,
         }
         if len(self.windows) > 1:
-            data["solo_also"] = [w.to_dict() for w in self.windows[1:]]
+            data["solo_also"] = [w.shown(True) for w in self.windows[1:]]
         return data
 
     @classmethod
     def from_snapshot(cls, data: dict[str, Any]) -> State:
-        """A state from ``snapshot()`` data; keys after ``discard`` may be left out."""
+        """An open round from ``snapshot()`` data; keys after ``discard`` may be left out."""
         try:
             return cls._from_snapshot(data)
         except ParseError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, StopIteration) as err:
             raise ParseError(f"bad SOLO snapshot: {type(err).__name__}: {err}") from None
 
     @classmethod
     def _from_snapshot(cls, data: dict[str, Any]) -> State:
         config = Config.from_dict(data["config"])
-        state = cls(config, bytes.fromhex(data.get("seed", "")), int(data.get("round", 0)))
+        state = cls.__new__(cls)
+        state._blank(config, int(data.get("round", 0)), bytes.fromhex(data.get("seed", "")))
         n = config.players
         hands = data["hands"]
         if len(hands) != n:
             raise ParseError(f"bad SOLO snapshot: {len(hands)} hands for {n} players")
-        state.hands = [sorted(_cards(h)) for h in hands]
-        state.draw = _cards(data["draw"])
-        state.discard = _cards(data["discard"])
-        if not state.discard:
+        piles = [sorted(_cards(h)) for h in hands] + [_cards(data["draw"])[::-1], _cards(data["discard"])]
+        if not piles[-1]:
             raise ParseError("bad SOLO snapshot: the discard pile is empty")
+        everything = [c for pile in piles for c in pile]
+        state.deals = [Deal(0, 0, tuple(everything))]
+        state.next_slot = len(everything)
+        state.cards = dict(enumerate(everything))
+        slots = iter(range(len(everything)))
+        state.held = [[next(slots) for _ in pile] for pile in piles[:n]]
+        state.draw_slots = [next(slots) for _ in piles[n]]
+        state.discard_slots = [next(slots) for _ in piles[n + 1]]
+        state.public = set(state.discard_slots)
+        state.ready = True
         state.reshuffles = int(data.get("reshuffles", 0))
         state.turn = _seat_or_none(data.get("turn", 0), n)
         state.direction = int(data.get("direction", 1))
@@ -715,14 +1221,24 @@ class State:
         state.penalty = int(data.get("penalty", 0))
         state.penalty_kind = data.get("penalty_kind")
         drawn = data.get("drawn")
-        state.drawn = parse_card(drawn) if drawn else None
+        if drawn:
+            if state.turn is None:
+                raise ParseError("bad SOLO snapshot: a drawn card needs a turn")
+            state.drawn_slot = state._slot_of(state.turn, parse_card(drawn))
         state.jump = bool(data.get("jump", False))
         state.laid_by = _seat_or_none(data.get("laid_by"), n)
         state.windows = _windows(data.get("solo"), data.get("solo_also", []), n)
         react = data.get("react")
         if react is not None:
-            state.react = React(str(react["kind"]), int(react["by"]), [int(s) for s in react["pending"]],
-                                _seat_or_none(react.get("target"), n), tuple(_cards(react.get("gift", []))),
+            by = int(react["by"])
+            free = list(state.held[by])
+            gift = []
+            for card in _cards(react.get("gift", [])):
+                slot = next(s for s in free if state.cards[s] is card)
+                free.remove(slot)
+                gift.append(slot)
+            state.react = React(str(react["kind"]), by, [int(s) for s in react["pending"]],
+                                _seat_or_none(react.get("target"), n), tuple(sorted(gift)),
                                 [int(s) for s in react.get("protected", [])], bool(react.get("call", False)))
         known = data.get("known")
         if known is not None:
@@ -748,37 +1264,36 @@ def needs_call(config: Config, hand: list[Card]) -> bool:
 
 
 def new_round(config: Config, seed: bytes, round_no: int) -> State:
-    """Deal round ``round_no`` (0-based) from ``seed`` (RULES.md 1.2).
+    """Deal open round ``round_no`` (0-based) from ``seed`` (RULES.md 1.2).
 
-    The dealer is seat ``round_no % n``; cards are dealt one at a time from the top of
-    the shuffled deck, starting left of the dealer; then cards are turned from the draw
-    pile until a number card is on top (or the pile runs out); the seat left of the dealer
-    starts.
+    The dealer is seat ``round_no % n``; cards are dealt one at a time from the top of the
+    shuffled deck, starting left of the dealer; then cards are turned from the draw pile until a
+    number card is on top (or the pile runs out); the seat left of the dealer starts.
     """
-    state = State(config, seed, round_no)
-    n = config.players
     cards = Stream(seed, f"solo/round/{round_no}/deal").shuffle(deck(config.gifts, config.protection))
-    dealer = round_no % n
-    for i in range(config.hand_size * n):
-        _insert(state.hands[(dealer + 1 + i) % n], cards.pop())
-    state.draw = cards
-    while state.draw:
-        state.discard.append(state.draw.pop())
-        if state.top.number:
-            break
-    state.turn = (dealer + 1) % n
-    if state.top.number:
-        state.colour = state.top.colour
-    # The jump-in window opens on the card left on top, also when the draw pile ran out before
-    # a number card turned up (RULES.md 1.8.1, 1.8.16); any card fits then (1.8.11).
-    state.jump = not state.top.black
+    state = State(config, round_no, cards[::-1], seed)
+    while state.wanted():
+        slot = state.wanted()[0]
+        state.turn_up(slot, state.cards[slot])
+    state.public.clear()
     return state
 
 
-_KIND_NAMES = {"skip": "Skip", "gift": "Gift", "swap": "Swap", "pass": "Pass hands"}
+def audit_replay(config: Config, round_no: int, cards: Sequence[Card],
+                 moves: Iterable[tuple[int, SlotAction | str]]) -> State:
+    """The audit's replay of a hidden round: every slot's card known (reshuffles' slots after the
+    deal's), the setup turned, every move applied. ``wrong_judgements()`` then names any false
+    claim."""
+    state = State(config, round_no, list(cards))
+    while state.wanted():
+        slot = state.wanted()[0]
+        state.turn_up(slot, state.cards[slot])
+    for seat, action in moves:
+        state.apply(seat, action)
+    return state
 
 
-def _describe(play: Play) -> str:
+def _describe(play: SlotPlay) -> str:
     text = "+".join(c.text for c in play.cards)
     if play.colour:
         text += f" naming {COLOUR_NAMES[play.colour]}"
@@ -798,6 +1313,7 @@ def _distinct(cards: list[Card]) -> list[Card]:
 
 def _gift_choices(rest: list[Card]) -> list[tuple[Card, ...]]:
     """The cards a Gift can give from ``rest``: all of them if at most 2, else any 2."""
+    rest = sorted(rest)
     if len(rest) <= 2:
         return [tuple(rest)]
     faces = _distinct(rest)
@@ -817,7 +1333,7 @@ def _insert(hand: list[Card], card: Card) -> None:
     hand.insert(i, card)
 
 
-def _texts(cards: Any) -> list[str]:
+def _texts(cards: Iterable[Card]) -> list[str]:
     return [c.text for c in cards]
 
 
@@ -836,7 +1352,8 @@ def _windows(first: Any, also: Any, n: int) -> list[Window]:
         seat = _seat_or_none(w["seat"], n)
         if seat is None:
             raise ParseError("bad SOLO snapshot: a SOLO window needs a seat")
-        windows.append(Window(seat, bool(w["called"])))
+        state = frozenset({CALLED if w["called"] else MISSED})
+        windows.append(Window(seat, state, state))
     if len({w.seat for w in windows}) < len(windows):
         raise ParseError("bad SOLO snapshot: two SOLO windows of one seat")
     return windows

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cardtable.engine.solo.hidden import SLOT_LIMIT
+from cardtable.engine.solo.state import SLOT_LIMIT
 from cardtable.p2p.hidden.group import POINT_BYTES, DeckError, mul
 from cardtable.p2p.hidden.member import Layer
 

@@ -1,5 +1,5 @@
 """SOLO's part of a hidden round (``p2p/hidden/round.py``), over the engine's view on slots
-(``engine/solo/hidden.py``, ``SlotRound``), which keeps the slot map itself.
+(``engine/solo/state.py``, a ``State`` without the seed), which keeps the slot map itself.
 
 Slot ``i`` of the round's deal goes to seat ``(dealer + 1 + i) % n`` while ``i < hand_size * n``; the
 rest is the draw pile, drawn lowest slot first. The dealer seat's machine turns the setup card in
@@ -16,8 +16,8 @@ from typing import Any
 from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.solo.actions import DECLINE, KEEP, parse_action
 from cardtable.engine.solo.cards import deck
-from cardtable.engine.solo.hidden import SlotRound, audit_replay
 from cardtable.engine.solo.slot_actions import CLEAR, OWED, SlotPlay, parse_slot_action
+from cardtable.engine.solo.state import State, audit_replay
 from cardtable.p2p.hidden.audit import AuditReport, Fault
 from cardtable.p2p.hidden.decks import solo_names
 from cardtable.p2p.hidden.group import card_points
@@ -40,11 +40,11 @@ class SoloRound(HiddenRound):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.faces = deck(self.config.gifts, self.config.protection)
-        self.view: SlotRound | None = None
+        self.view: State | None = None
 
     @property
     def hands(self) -> list[list[int]]:
-        return self.view.hands if self.view is not None else [[] for _ in range(self.config.players)]
+        return self.view.held if self.view is not None else [[] for _ in range(self.config.players)]
 
     @property
     def dealer(self) -> int:
@@ -57,9 +57,9 @@ class SoloRound(HiddenRound):
             slots[(self.dealer + 1 + i) % n].append(i)
         return slots
 
-    def first_state(self) -> SlotRound:
+    def first_state(self) -> State:
         """This machine's view of the round with every card unknown."""
-        self.view = SlotRound(self.config, self.round_no, [None] * self.spec.size)
+        self.view = State(self.config, self.round_no, [None] * self.spec.size)
         return self.view
 
     def seat_slots(self, seat: int) -> list[int]:

@@ -12,8 +12,8 @@ from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo import Config, State, deck, new_round
 from cardtable.engine.solo.actions import CALL, DECLINE, KEEP, Action, Catch
 from cardtable.engine.solo.cards import Card, parse_card
-from cardtable.engine.solo.hidden import NONE, SlotRound
 from cardtable.engine.solo.slot_actions import SlotAction, SlotPlay, parse_slot_action
+from cardtable.engine.solo.windows import NONE
 
 
 def dealt(config: Config, seed: bytes, round_no: int) -> list[Card]:
@@ -34,13 +34,13 @@ class Table:
         self.config, self.seed, self.round_no, self.n = config, seed, round_no, config.players
         self.engine = new_round(config, seed, round_no)
         self.truth = dealt(config, seed, round_no)
-        self.full = SlotRound(config, round_no, self.truth)
+        self.full = State(config, round_no, self.truth)
         blank: list[Card | None] = [None] * len(self.truth)
-        self.public = SlotRound(config, round_no, blank)
-        self.seats = [SlotRound(config, round_no, blank) for _ in range(self.n)]
+        self.public = State(config, round_no, blank)
+        self.seats = [State(config, round_no, blank) for _ in range(self.n)]
         self.held: list[set[int]] = [set() for _ in range(self.n)]
         for seat, view in enumerate(self.seats):
-            for slot in self.full.hands[seat]:
+            for slot in self.full.held[seat]:
                 view.learn(slot, self.truth[slot])  # its hand's keys arrived
                 self.held[seat].add(slot)
         self.opened: set[int] = set()
@@ -55,7 +55,7 @@ class Table:
         self.rows: list[list[tuple[Any, ...]]] = []
         self.seen: Counter[str] = Counter()
 
-    def views(self) -> list[SlotRound]:
+    def views(self) -> list[State]:
         return [self.full, self.public, *self.seats]
 
     # --- stepping ------------------------------------------------------------------------
@@ -143,9 +143,9 @@ class Table:
             assert view.public_view() == public
         assert (full.turn, full.direction, full.colour, full.penalty, full.penalty_kind) == (
             engine.turn, engine.direction, engine.colour, engine.penalty, engine.penalty_kind)
-        assert [len(h) for h in full.hands] == [len(h) for h in engine.hands]
-        assert len(full.draw) == len(engine.draw)
-        assert [full.cards[s] for s in full.discard] == engine.discard
+        assert [len(h) for h in full.held] == [len(h) for h in engine.held]
+        assert len(full.draw_slots) == len(engine.draw_slots)
+        assert full.discard == engine.discard
         assert (full.jump, full.laid_by, full.winner) == (engine.jump, engine.laid_by, engine.winner)
         assert (full.drawn is None) == (engine.drawn is None)
         react, real = full.react, engine.react
@@ -153,7 +153,7 @@ class Table:
         if react is not None and real is not None:
             assert (react.kind, react.by, react.target, react.pending, react.protected, react.call) == (
                 real.kind, real.by, real.target, real.pending, real.protected, real.call)
-            assert sorted(full.cards[s] for s in react.gift) == list(real.gift)
+            assert sorted(full.pile(react.gift)) == sorted(engine.pile(real.gift))
         truth = [(w.seat, w.called) for w in engine.windows]
         assert [(w.seat, "called" in w.mine) for w in full.windows if NONE not in w.mine] == truth
         for w in full.windows:
@@ -167,7 +167,7 @@ class Table:
             assert hand is not None and Counter(hand) == Counter(engine.hands[seat])
             assert set(view.cards) == self.opened | self.held[seat], f"seat {seat} knows other cards"
             legal = [str(a) for a in engine.legal_actions(seat)]
-            assert [str(a) for a in view.legal_card_actions(seat)] == legal
+            assert [str(a) for a in view.legal_actions(seat)] == legal
             mine, today = view.observation(seat), engine.observation(seat)
             for key in ("hand", "hand_sizes", "top", "discard", "draw_size", "turn", "to_move", "direction",
                         "colour", "penalty", "penalty_kind", "drawn", "jump", "laid_by", "winner"):
@@ -184,7 +184,7 @@ class Table:
     def finish(self) -> None:
         """The audit: every view learns every card left in a hand; the scores agree."""
         for view in self.views():
-            for hand in self.full.hands:
+            for hand in self.full.held:
                 for slot in hand:
                     view.learn(slot, self.truth[slot])
             assert view.round_scores() == self.engine.round_scores()

@@ -1,4 +1,5 @@
-"""SOLO under hidden hands (engine/solo/hidden.py): every machine's view of a round on slots."""
+"""SOLO under hidden hands (engine/solo/state.py without the seed): every machine's view of a round on
+slots."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo import Config, parse_action
 from cardtable.engine.solo.actions import Play
 from cardtable.engine.solo.cards import parse_card
-from cardtable.engine.solo.hidden import MISSED, NONE, SlotRound, audit_replay
 from cardtable.engine.solo.slot_actions import OWED, parse_slot_action
+from cardtable.engine.solo.state import State, audit_replay
+from cardtable.engine.solo.windows import MISSED, NONE
 from tests.engine.solo_helpers import act, legal, position
 from tests.engine.solo_hidden_table import Table, arrange, event_rows, play_round, random_step
 
@@ -67,7 +69,7 @@ def test_the_random_rounds_reach_every_hidden_step_and_the_audit_replays_them_as
     for config, seed in COVERED:
         table = play_round(config, seed, steps=600)
         seen += table.seen
-        audit = SlotRound(config, 0, table.truth)
+        audit = State(config, 0, table.truth)
         while audit.wanted():
             audit.turn_up(audit.wanted()[0], table.truth[audit.wanted()[0]])
         assert [event_rows(audit.apply(seat, text)) for seat, text in table.moves] == table.rows
@@ -111,19 +113,24 @@ SEVENS = {0: "Y5", 2: "R7", 4: "G7", 6: "B7", 1: "R1", 3: "G2", 5: "B3", 7: "Y4"
 MIXED = {**SEVENS, 6: "B2"}
 
 
-def views(config: Config, placed: dict[int, str]) -> tuple[list[SlotRound], list[SlotRound]]:
+def on_slots(view: State, seat: int) -> list[object]:
+    """``seat``'s legal actions as this view writes them on slots."""
+    return [view.slot_action(seat, a) for a in view.legal_actions(seat)]
+
+
+def views(config: Config, placed: dict[int, str]) -> tuple[list[State], list[State]]:
     """(every seat's view, [the public view, the audit's full view]) of an arranged deal."""
     cards = arrange(config, placed)
     n = config.players
-    seats = [SlotRound(config, 0, [c if s in range(n * config.hand_size) and (1 + s) % n == seat else None
+    seats = [State(config, 0, [c if s in range(n * config.hand_size) and (1 + s) % n == seat else None
                                    for s, c in enumerate(cards)]) for seat in range(n)]
-    others = [SlotRound(config, 0, [None] * len(cards)), SlotRound(config, 0, cards)]
+    others = [State(config, 0, [None] * len(cards)), State(config, 0, cards)]
     for view in seats + others:
         view.turn_up(8, cards[8])
     return seats, others
 
 
-def run(every: list[SlotRound], moves: list[tuple[int, str]]) -> list[list[tuple[object, ...]]]:
+def run(every: list[State], moves: list[tuple[int, str]]) -> list[list[tuple[object, ...]]]:
     """Apply ``moves`` to every view; their events, which must agree."""
     out = []
     for seat, text in moves:
@@ -137,8 +144,8 @@ def test_a_catch_on_a_hidden_hand_waits_for_the_holders_answer_and_the_audit_nam
     seats, (public, full) = views(ANNIVERSARY, SEVENS)
     run([*seats, public, full], [(1, "Y5@0"), (0, "catch:1")])  # R7 G7 B7 left: a call was due
     assert public.window_of(1) is not None and public.window_of(1).public == {NONE, MISSED}
-    assert public.to_move() == 1 and public.legal_actions(0) == []
-    assert seats[1].legal_actions(1) == [OWED]  # its own machine answers honestly
+    assert public.to_move() == 1 and on_slots(public, 0) == []
+    assert on_slots(seats[1], 1) == [OWED]  # its own machine answers honestly
     with pytest.raises(IllegalAction, match="waiting for seat 1 to answer"):
         public.apply(0, "draw")
     assert run([*seats, public, full], [(1, "owed")])[0][0][:2] == ("catch", 0)
@@ -153,8 +160,8 @@ def test_a_catch_on_a_hidden_hand_waits_for_the_holders_answer_and_the_audit_nam
 
 def test_a_call_or_a_late_call_on_a_hand_that_needs_none_is_named_at_the_audit() -> None:
     seats, (public, full) = views(ANNIVERSARY, MIXED)  # Y5 played leaves R7 G7 B2: no call due
-    assert "Y5@0!" not in {str(a) for a in seats[1].legal_actions(1)}
-    assert "Y5@0" in {str(a) for a in seats[1].legal_actions(1)}
+    assert "Y5@0!" not in {str(a) for a in on_slots(seats[1], 1)}
+    assert "Y5@0" in {str(a) for a in on_slots(seats[1], 1)}
     run([*seats, public, full], [(1, "Y5@0!")])  # nobody else can tell: accepted, recorded
     assert [(j.seat, j.truth) for j in public.judgements] == [(1, None)]
     assert [(j.seat, j.claim) for j in full.wrong_judgements()] == [(1, "calls SOLO with a call due")]
@@ -171,7 +178,7 @@ def test_a_classic_missed_call_on_a_hidden_hand_is_answered_before_the_next_acti
     played, drawn = run(every, [(1, "Y5@0"), (0, "draw")])
     assert [r[0] for r in played] == ["play"] and drawn == []  # the draw waits for seat 1's answer
     assert public.asked is not None and public.asked.seat == 1
-    assert seats[1].legal_actions(1) == [OWED] and seats[0].legal_actions(0) == []
+    assert on_slots(seats[1], 1) == [OWED] and on_slots(seats[0], 0) == []
     (answer,) = run(every, [(1, "owed")])
     assert [(k, s) for k, s, *_ in answer] == [("penalty", 1), ("draw", 0)]  # its 2 cards first
     assert [len(h) for h in full.hands] == [5, 5] and not full.wrong_judgements()
@@ -202,7 +209,7 @@ def test_a_classic_machine_may_answer_before_it_is_asked_so_the_next_move_does_n
 def test_the_setup_waits_for_its_card_in_public_until_a_number_is_on_top() -> None:
     config = Config.preset("classic", 2, hand_size=4)
     cards = arrange(config, {8: "Rskip", 9: "wild", 10: "G4"})
-    view = SlotRound(config, 0, [None] * len(cards))
+    view = State(config, 0, [None] * len(cards))
     assert view.to_move() is None and view.wanted() == [8]
     with pytest.raises(IllegalAction, match="setup card is not turned"):
         view.apply(1, "draw")
@@ -214,29 +221,29 @@ def test_the_setup_waits_for_its_card_in_public_until_a_number_is_on_top() -> No
         view.turn_up(slot, cards[slot])
     assert view.wanted() == [] and view.top.text == "G4" and view.colour == "G" and view.to_move() == 1
     assert view.observation(1)["top"] == "G4"
-    assert view.public_view()["discard"] == [8, 9, 10] and len(view.draw) == len(cards) - 11
+    assert view.public_view()["discard"] == [8, 9, 10] and len(view.draw_slots) == len(cards) - 11
 
 
 def test_a_draw_always_waits_for_the_drawer_who_plays_the_card_or_keeps_it() -> None:
     config = Config.preset("classic", 2, hand_size=4)
     for first, fits in (("G9", True), ("R9", False)):
         cards = arrange(config, {8: "G4", 9: first})
-        mine = SlotRound(config, 0, [c if s in (0, 2, 4, 6, 9) else None for s, c in enumerate(cards)])
-        public = SlotRound(config, 0, [None] * len(cards))
+        mine = State(config, 0, [c if s in (0, 2, 4, 6, 9) else None for s, c in enumerate(cards)])
+        public = State(config, 0, [None] * len(cards))
         for v in (mine, public):
             v.turn_up(8, cards[8])
             v.apply(1, "draw")
-            assert v.to_move() == 1 and v.drawn == 9 and v.hands[1][-1] == 9
-        assert ({str(a) for a in mine.legal_actions(1)} == {"G9@9", "keep"}) == fits
-        assert ({str(a) for a in mine.legal_actions(1)} == {"keep"}) == (not fits)
+            assert v.to_move() == 1 and v.drawn_slot == 9 and v.held[1][-1] == 9
+        assert ({str(a) for a in on_slots(mine, 1)} == {"G9@9", "keep"}) == fits
+        assert ({str(a) for a in on_slots(mine, 1)} == {"keep"}) == (not fits)
         with pytest.raises(IllegalAction, match="this view does not know every card"):
-            public.legal_actions(1)
+            on_slots(public, 1)
 
 
 def test_scores_wait_for_every_card_left_in_a_hand() -> None:
     config = Config.preset("classic", 2, hand_size=1)
     cards = arrange(config, {0: "G4", 1: "R9", 2: "G2"})
-    public = SlotRound(config, 0, [None] * len(cards))
+    public = State(config, 0, [None] * len(cards))
     public.turn_up(2, cards[2])
     public.apply(1, "G4@0")
     with pytest.raises(IllegalAction, match="1 are not known"):
@@ -247,7 +254,7 @@ def test_scores_wait_for_every_card_left_in_a_hand() -> None:
 
 def test_learning_a_card_a_slot_cannot_hold_is_refused_in_one_line() -> None:
     config = Config.preset("classic", 2)
-    view = SlotRound(config, 0, [None] * 112)
+    view = State(config, 0, [None] * 112)
     view.learn(3, parse_card("R7"))
     view.learn(4, parse_card("R7"))
     for slot, text, why in ((3, "G7", "slot 3 holds R7"), (5, "R7", "only 2 R7"), (112, "R1", "no slot 112"),
@@ -256,7 +263,7 @@ def test_learning_a_card_a_slot_cannot_hold_is_refused_in_one_line() -> None:
             view.learn(slot, parse_card(text))
         assert "\n" not in str(err.value)
     with pytest.raises(IllegalAction, match="needs 112 slots"):
-        SlotRound(config, 0, [None] * 50)
+        State(config, 0, [None] * 50)
 
 
 @pytest.mark.parametrize("text", ["R7@12", "wild@40:B", "wd4@3:G!", "Rswap@3:2", "Rgift@5:2:17,23",
@@ -300,7 +307,7 @@ def test_a_decline_leaves_the_jump_in_on_a_skip_open_at_both_tables() -> None:
               2: "Y1", 6: "Y2", 10: "Y3", 14: "Y4", 3: "Gskip", 7: "G1", 11: "G2", 15: "G4", 16: "G3"}
     cards = arrange(config, placed)
     hidden = audit_replay(config, 0, cards, [(1, "Gskip@0"), (2, "decline")])
-    assert hidden.turn == 3 and hidden.jump and "Gskip@3" in {str(a) for a in hidden.legal_actions(0)}
+    assert hidden.turn == 3 and hidden.jump and "Gskip@3" in {str(a) for a in on_slots(hidden, 0)}
     assert [e.facts.get("jump") for e in hidden.apply(0, "Gskip@3")] == [True]
     assert hidden.laid_by == 0 and hidden.react is not None and hidden.react.pending == [1]
     today = position(hands=("Gskip G1 G2 G4", "Gskip R1 R2 R3", "protR B1 B2 B3", "Y1 Y2 Y3 Y4"),
@@ -317,7 +324,7 @@ def test_a_decline_leaves_the_jump_in_on_a_skip_open_at_both_tables() -> None:
 def test_gifted_slots_are_learnt_by_the_target_only() -> None:
     seats, (public, full) = views(ANNIVERSARY, {0: "Ygift", 2: "R7", 4: "G7", 6: "B2", 8: "Y3"})
     run([*seats, public, full], [(1, "Ygift@0:0:2,4"), (0, "decline")])
-    assert full.handed == [(0, 2), (0, 4)] and full.hands[0][-2:] == [2, 4]
+    assert full.handed == [(0, 2), (0, 4)] and full.held[0][-2:] == [2, 4]
     assert all(slot not in public.cards for slot in (2, 4))
 
 
@@ -326,25 +333,26 @@ def test_past_the_slot_limit_the_discard_pile_is_not_dealt_again_and_a_draw_find
         limit: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Slot numbers take 2 bytes on the wire: a round that would deal past ``SLOT_LIMIT`` slots
     does not reshuffle; a draw then finds no card (RULES 1.3's case of an empty discard pile)."""
-    import cardtable.engine.solo.hidden as hidden
+    import cardtable.engine.solo.state as hidden
 
     if limit is not None:
         monkeypatch.setattr(hidden, "SLOT_LIMIT", limit)
     config = Config.preset("classic", 2, hand_size=7)
     cards = arrange(config, {14: "G4"})
-    view = SlotRound(config, 0, cards)
+    view = State(config, 0, cards)
     view.turn_up(14, cards[14])
     def moves() -> list[str]:
         seat = view.to_move()
         assert seat is not None and not view.is_over()
-        return [str(a) for a in view.legal_actions(seat)]
+        return [str(a) for a in on_slots(view, seat)]
 
-    while view.draw or not view.discard[:-1] or "draw" not in moves():  # both draw; a fitting card is played
+    # both draw; a fitting card is played
+    while view.draw_slots or not view.discard_slots[:-1] or "draw" not in moves():
         seat, legal = view.to_move(), moves()
         play = [m for m in legal if m not in ("draw", "keep") and not m.startswith(("solo", "catch"))]
         view.apply(seat, "draw" if "draw" in legal else (play[0] if play else "keep"))
     seat = view.to_move()
-    hand = len(view.hands[seat])
+    hand = len(view.held[seat])
     view.apply(seat, "draw")
     assert len(view.deals) == (1 if limit else 2)
-    assert len(view.hands[seat]) == (hand if limit else hand + 1)
+    assert len(view.held[seat]) == (hand if limit else hand + 1)

@@ -323,7 +323,7 @@ def test_a_drawn_card_that_fits_may_be_played_and_no_other() -> None:
     assert state.turn == 0
     assert moves(state, 0) == {"R8", "keep"}
     refused(state, 0, "R2", "only the drawn card R8")
-    refused(state, 0, "draw", "not possible")
+    refused(state, 0, "draw", "play the drawn card R8 or keep it")
     act(state, 0, "R8")
     assert (hand(state, 0), top(state), state.turn) == (cards("R2 B3"), "R8", 1)
     assert state.snapshot()["drawn"] is None
@@ -339,7 +339,7 @@ def test_keep_ends_the_turn_with_the_drawn_card_in_hand() -> None:
 
 def test_keep_is_only_after_a_draw() -> None:
     state = position("classic", ["R2 B3", "G1", "G2", "G3"], draw="R8")
-    refused(state, 0, "keep", "not possible")
+    refused(state, 0, "keep", "no drawn card to keep")
 
 
 def test_multiples_after_a_draw_must_include_the_drawn_card() -> None:
@@ -603,8 +603,8 @@ def test_swap_target_moves_next_against_the_direction_too() -> None:
 
 def test_swap_needs_an_opponent() -> None:
     state = position("classic", ["Rswap G1", "Y1 Y2", "B1", "Y3 Y4"])
-    refused(state, 0, "Rswap:0", "target")
-    refused(state, 0, "Rswap:4", "target")
+    refused(state, 0, "Rswap:0", "names another seat")
+    refused(state, 0, "Rswap:4", "names another seat")
     with pytest.raises(ParseError, match="names a seat"):
         parse_action("Rswap")
 
@@ -620,9 +620,9 @@ def test_gift_gives_two_cards_then_the_givers_next_player_moves() -> None:
 
 def test_gift_must_give_exactly_two_cards_the_giver_holds() -> None:
     state = position("anniversary", ["Rgift R1 G2 B3", "Y1", "Y2 Y3", "Y4"])
-    refused(state, 0, "Rgift:2:R1", "target or cards")
+    refused(state, 0, "Rgift:2:R1", "gives 2 cards")
     refused(state, 0, "Rgift:2:R1,Y9", "does not hold Y9")
-    refused(state, 0, "Rgift:0:R1,G2", "target or cards")
+    refused(state, 0, "Rgift:0:R1,G2", "names another seat")
     with pytest.raises(ParseError, match="at most 2"):
         parse_action("Rgift:2:R1,G2,B3")
 
