@@ -152,3 +152,17 @@ def test_self_play_on_a_local_ray_cluster_gives_the_local_examples() -> None:
         ray.shutdown()
     for mine, theirs in zip(local, on_ray, strict=True):
         assert mine.shape == theirs.shape and (mine == theirs).all()
+
+
+@pytest.mark.parametrize("config", [ScoutConfig(players=4), SoloConfig.preset("classic", 2)])
+def test_the_shipped_policy_says_how_it_was_made_and_plays(config: Any) -> None:
+    from cardtable.ai.heuristic import HeuristicBot
+    from cardtable.ai.policy_net import policy_path, shipped_policy
+
+    game = config.to_dict()["game"]
+    assert shipped_policy(game).game == game
+    made = json.loads(policy_path(game).read_text())["made"]
+    assert made["command"].startswith(f"python -m cardtable.ai.expert --game {game} ") and "--seed" in made["command"]
+    bots: list[Any] = [IsmctsBot(b"shipped", 0, "learned")]
+    bots += [HeuristicBot(b"shipped", s) for s in range(1, config.players)]
+    assert play_match(Match(config, b"shipped"), bots, rounds=1).rounds == 1
