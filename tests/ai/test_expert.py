@@ -162,7 +162,8 @@ def test_the_shipped_policy_says_how_it_was_made_and_plays(config: Any) -> None:
     game = config.to_dict()["game"]
     assert shipped_policy(game).game == game
     made = json.loads(policy_path(game).read_text())["made"]
-    assert made["command"].startswith(f"python -m cardtable.ai.expert --game {game} ") and "--seed" in made["command"]
+    assert made["command"].startswith(f"python -m cardtable.ai.expert --game {game} ")
+    assert "--seed" in made["command"]
     bots: list[Any] = [IsmctsBot(b"shipped", 0, "learned")]
     bots += [HeuristicBot(b"shipped", s) for s in range(1, config.players)]
     assert play_match(Match(config, b"shipped"), bots, rounds=1).rounds == 1
