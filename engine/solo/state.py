@@ -165,6 +165,7 @@ class State:
         # What each seat has seen of the others' hands (open tables; RULES.md 1.6): known[s][h].
         self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
         self._legal: dict[int, list[Action]] = {}
+        self._hands: dict[int, list[Card]] = {}
 
     # --- what this view knows ------------------------------------------------------------
     def learn(self, slot: int, card: Card) -> None:
@@ -183,7 +184,7 @@ class State:
             raise IllegalAction(f"deal {deal.number} has only {deal.cards.count(card)} {card}: "
                                 f"slot {slot} cannot hold one more")
         self.cards[slot] = card
-        self._legal.clear()
+        self._forget()
 
     def where(self, slot: int) -> tuple[str, int | None, int] | None:
         """Where ``slot`` is: ``("hand", seat, position)``, ``("draw", None, position)`` (0: drawn
@@ -206,9 +207,16 @@ class State:
         return [self.cards[s] for s in self.held[seat]]
 
     def hand(self, seat: int) -> list[Card]:
-        """The cards this view knows in ``seat``'s hand, in canonical order."""
-        cards = self.cards
-        return sorted((cards[s] for s in self.held[seat] if s in cards), key=_INDEX)
+        """The cards this view knows in ``seat``'s hand, in canonical order (a copy)."""
+        return list(self._hand(seat))
+
+    def _hand(self, seat: int) -> list[Card]:
+        """``hand(seat)``, kept until the round changes (with the legal actions)."""
+        cached = self._hands.get(seat)
+        if cached is None:
+            cards = self.cards
+            cached = self._hands[seat] = sorted((cards[s] for s in self.held[seat] if s in cards), key=_INDEX)
+        return cached
 
     def pile(self, slots: Iterable[int]) -> list[Card]:
         """The cards of ``slots`` (this view knows them)."""
@@ -255,7 +263,7 @@ class State:
             self.turn = (self.round_no % self.n + 1) % self.n
             self.colour = card.colour if card.number else None
             self.jump = not card.black
-        self._legal.clear()
+        self._forget()
 
     # --- queries -----------------------------------------------------------------------------
     @property
@@ -342,9 +350,9 @@ class State:
             answer = self.answer(seat) if seat == self.asked.seat else None
             return [answer] if answer is not None else []
         window = self.window_of(seat)
-        if not self.knows_hand(seat) or (window is not None and len(window.mine) > 1):
+        if self.hidden and (not self.knows_hand(seat) or (window is not None and len(window.mine) > 1)):
             raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
-        faces = _distinct(self.hand(seat))
+        faces = _distinct(self._hand(seat))
         react = self.react
         acts: list[Action] = []
         if react is not None and seat in react.pending:  # protect first, then decline, then jump in
@@ -363,6 +371,11 @@ class State:
             acts += [a for a in meta if self._allows(seat, a)]
         return acts
 
+    def _forget(self) -> None:
+        """The round changed: what was worked out from it is stale."""
+        self._legal.clear()
+        self._hands.clear()
+
     def _allows(self, seat: int, action: SlotAction) -> bool:
         """Whether ``action`` is legal and every claim it makes about a hidden hand is true as this
         view knows it (the seat's own view: it knows its hand)."""
@@ -377,14 +390,7 @@ class State:
         out: list[Action] = []
         held = self.held[seat]
         others = [t for t in range(self.n) if t != seat]
-        first: dict[Card, int] = {}
-        for s in held:
-            first.setdefault(self.cards[s], s)
-        drawn = self.drawn_slot if seat == self.turn else None
-        for card in faces:
-            slot = drawn if drawn is not None and self.cards.get(drawn) is card else first[card]
-            if self._placement(seat, card, (slot,)) is not None:
-                continue
+        for card, slot in self._placeable(seat, faces):
             rank = card.rank
             gifts: list[tuple[Card, ...]] = [()]
             if rank == "gift":
@@ -403,6 +409,30 @@ class State:
                     if call:
                         out.append(Play(play.cards, play.colour, play.target, play.gift, True))
         return out
+
+    def _placeable(self, seat: int, faces: list[Card]) -> list[tuple[Card, int]]:
+        """The cards of ``faces`` that ``seat`` may lay alone now (``_placement``), each with the
+        slot it lays it from."""
+        if not faces:
+            return []
+        cards = self.cards
+        first: dict[Card, int] = {}
+        for s in self.held[seat]:
+            first.setdefault(cards[s], s)
+        if self._free_turn(seat):
+            return [(c, first[c]) for c in faces if self.fits(c)]
+        drawn = self.drawn_slot if seat == self.turn else None
+        out = []
+        for card in faces:
+            slot = drawn if drawn is not None and cards.get(drawn) is card else first[card]
+            if self._placement(seat, card, (slot,)) is None:
+                out.append((card, slot))
+        return out
+
+    def _free_turn(self, seat: int) -> bool:
+        """Whether it is ``seat``'s turn with nothing pending (no Protection window, drawn card or
+        penalty): then a card may be laid if it fits."""
+        return self.react is None and seat == self.turn and self.drawn_slot is None and not self.penalty
 
     def _slots_of(self, seat: int, cards: tuple[Card, ...], laid: int) -> tuple[int, ...]:
         """Slots of ``seat``'s hand holding ``cards`` (a Gift's), other than the slot ``laid``."""
@@ -446,16 +476,29 @@ class State:
                             out.append(Play(play.cards, call=True))
         return out
 
-    def _slot_of(self, seat: int, card: Card) -> int:
-        """The slot ``seat`` lays ``card`` from: the drawn one if it is that card, else its first."""
-        if self.drawn_slot is not None and seat == self.turn and self.cards.get(self.drawn_slot) is card:
-            return self.drawn_slot
-        return next(s for s in self.held[seat] if self.cards.get(s) is card)
+    def _slot_of(self, seat: int, card: Card) -> int | None:
+        """The slot ``seat`` lays ``card`` from: the drawn one if it is that card, else its first
+        (None: it holds none that this view knows)."""
+        cards = self.cards
+        drawn = self.drawn_slot
+        if drawn is not None and seat == self.turn and cards.get(drawn) is card:
+            return drawn
+        for s in self.held[seat]:
+            if cards.get(s) is card:
+                return s
+        return None
 
     def slot_action(self, seat: int, action: Action) -> SlotAction:
         """``action`` of ``seat`` written on slots (this view knows the cards it names)."""
         if not isinstance(action, Play):
             return action
+        if len(action.cards) == 1 and not action.gift:  # the common case: one card laid
+            card = action.cards[0]
+            slot = self._slot_of(seat, card)
+            if slot is None:
+                raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
+                                    else f"seat {seat} holds no {card} that this view knows")
+            return SlotPlay((card,), (slot,), action.colour, action.target, (), action.call)
         free = list(self.held[seat])
 
         def take(card: Card) -> int:
@@ -592,6 +635,12 @@ class State:
         react = self.react
         many = len(slots) > 1
         turn, top = self.turn, self.top
+        if self._free_turn(seat):
+            if self.fits(card):  # the common case first: a play on one's own turn
+                return None
+            colour = self.colour
+            return lambda: f"{card} does not fit on {top}" + (
+                f" with {COLOUR_NAMES[colour]} in force" if colour else "")
         if react is not None:
             if seat in react.pending and card.rank == "prot" and not many:
                 return None
@@ -649,28 +698,38 @@ class State:
         take "!" (RULES.md 1.8.7, 1.8.14): its effect leaves a hand that needs a call, or
         (Protection in the deck) a Protection that cancels its Gift, Swap or Pass hands would;
         publicly and for this view."""
-        rest = [s for s in self.held[seat] if s not in slots]
-        left = [s for s in rest if s not in gift]
-        effect = (False, False) if rank in ("swap", "pass") else self._due(left)
-        cancelled = self._due(rest) if rank in SETTLED and self.config.protection else (False, False)
+        held = self.held[seat]
+        kept = len(held) - len(slots)
+        no: tuple[bool | None, bool | None] = (False, False)
+        effect = cancelled = no
+        if rank not in ("swap", "pass") and self._may_need_call(kept - len(gift)):
+            effect = self._due([s for s in held if s not in slots and s not in gift])
+        if rank in SETTLED and self.config.protection and self._may_need_call(kept):
+            cancelled = self._due([s for s in held if s not in slots])
+        if effect is no and cancelled is no:
+            return no
         return either(effect[0], cancelled[0]), either(effect[1], cancelled[1])
+
+    def _may_need_call(self, size: int) -> bool:
+        """Whether a hand of ``size`` cards may need a SOLO call (RULES.md 1.5.2): one card; 3 or
+        fewer with a Gift (Gifts in the deck); 3 to 8 of one number (multiples on)."""
+        if size == 1:
+            return True
+        if size < 1 or size > 8:
+            return False
+        return (self.config.gifts and size <= 3) or (self.config.multiples and size >= 3)
 
     def _due(self, slots: list[int]) -> tuple[bool | None, bool | None]:
         """Whether the hand ``slots`` needs a SOLO call: publicly and for this view. At an open
         table the public knows the cards; at a hidden one only the hand's size."""
         size = len(slots)
-        if size > 8 or (size > 3 and not self.config.multiples):  # RULES.md 1.5.2: none needs a call
+        if not self._may_need_call(size):
             return False, False
         cards = self.cards
         mine = needs_call(self.config, [cards[s] for s in slots]) if all(s in cards for s in slots) else None
         if not self.hidden:
             return mine, mine
-        if size <= 1:
-            return size == 1, size == 1
-        possible = (self.config.gifts and size <= 3) or (self.config.multiples and 3 <= size <= 8)
-        if not possible:
-            return False, False
-        return None, mine
+        return (True, True) if size == 1 else (None, mine)
 
     # --- applying actions -------------------------------------------------------------------------
     def apply(self, seat: int, action: Action | SlotAction | str) -> list[Event]:
@@ -689,24 +748,25 @@ class State:
         if not isinstance(action, SlotPlay | Simple | Catch):
             raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
         claims = [] if listed else self._claims(seat, action)
-        self._legal.clear()
+        self._forget()
         self.handed = []
         events: list[Event] = []
+        word = action.word if isinstance(action, Simple) else None
         if self.asked is not None:
-            self._answer(action == OWED, events)
-        elif action in (OWED, CLEAR):
-            self._narrow(seat, action == OWED)
+            self._answer(word == "owed", events)
+        elif word in ("owed", "clear"):
+            self._narrow(seat, word == "owed")
         else:
             for claim, truth in claims:
                 self.judgements.append(Judgement(self.steps, seat, claim, truth))
             if isinstance(action, Catch):
                 self._catch_or_ask(seat, action.target, events)
-            elif action == CALL:
+            elif word == "solo":
                 window = self.window_of(seat)
                 assert window is not None
                 window.public = window.mine = frozenset({CALLED})
                 events.append(Event("call", seat, "calls SOLO!"))
-            elif action == DECLINE:  # closes no window, like a call or a catch (RULES.md 1.8.18)
+            elif word == "decline":  # closes no window, like a call or a catch (RULES.md 1.8.18)
                 self._decline(seat, events)
             else:
                 self.jump = False
@@ -897,7 +957,7 @@ class State:
             raise IllegalAction(f"the draw pile holds {len(self.draw_slots)} cards, not {len(cards)}")
         for slot, card in zip(self.draw_slots, reversed(cards), strict=True):
             self.cards[slot] = card
-        self._legal.clear()
+        self._forget()
 
     def _open(self, slot: int, card: Card) -> None:
         if self.cards.get(slot) is not card:
@@ -1225,6 +1285,8 @@ class State:
             if state.turn is None:
                 raise ParseError("bad SOLO snapshot: a drawn card needs a turn")
             state.drawn_slot = state._slot_of(state.turn, parse_card(drawn))
+            if state.drawn_slot is None:
+                raise ParseError(f"bad SOLO snapshot: seat {state.turn} does not hold the drawn {drawn}")
         state.jump = bool(data.get("jump", False))
         state.laid_by = _seat_or_none(data.get("laid_by"), n)
         state.windows = _windows(data.get("solo"), data.get("solo_also", []), n)
