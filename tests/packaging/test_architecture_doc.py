@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 from tests.packaging.test_import_cycles import (
@@ -83,16 +84,17 @@ def path_problems(text: str, root: Path) -> list[str]:
     return [f"{path} is named but does not exist" for path in named_paths(text) if not (root / path).exists()]
 
 
-def defined_methods(path: Path) -> set[str]:
+@cache
+def defined_methods(path: Path) -> frozenset[str]:
     """``Class.method`` for every method defined in the body of a class of ``path``."""
     tree = ast.parse(path.read_text())
-    return {f"{node.name}.{item.name}" for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
-            for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return frozenset(f"{node.name}.{item.name}" for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                     for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef))
 
 
 def method_problems(text: str, root: Path) -> list[str]:
     files = [root / p for p in named_paths(text) if p.endswith(".py") and (root / p).is_file()]
-    defined = set().union(*(defined_methods(f) for f in files))
+    defined = frozenset().union(*(defined_methods(f) for f in files))
     named = sorted(set(re.findall(r"`([A-Z]\w*\.\w+)`", text)))
     return [f"{name} is named, but no file the page names defines it"
             for name in named if name not in defined]
