@@ -66,7 +66,7 @@ def test_a_plain_player_finishes_a_match_against_a_host_with_computer_players(st
     host_out, host_err = open(tmp_path / "host.out", "w"), open(tmp_path / "host.err", "w")  # noqa: SIM115
     host = started.add(subprocess.Popen(
         [*CARDTABLE, "host", "scout", "--name", "e2e", "--players", "3", "--cpu", "1", "--auto", "heuristic",
-         "--linger", "2", "--home", str(tmp_path / "h")],
+         "--bot-delay", "0.2", "--linger", "2", "--home", str(tmp_path / "h")],
         cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=host_out, stderr=host_err, text=True))
     join_err = open(tmp_path / "join.err", "w")  # noqa: SIM115
     joiner = started.add(subprocess.Popen(
