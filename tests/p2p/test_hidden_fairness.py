@@ -60,14 +60,18 @@ def honest_match(game: str, seed: int, loss: float, delay: tuple[float, float]) 
     return nodes
 
 
-@pytest.mark.parametrize("game", ["scout", "solo"])
-@pytest.mark.parametrize("loss,delay,seeds", [(0.0, (0.001, 0.002), (0, 1)), (0.1, (0.015, 0.045), (0, 2)),
-                                              (0.2, (0.001, 0.06), (0, 2)), (0.3, (0.001, 0.06), (0, 2))])
+@pytest.mark.parametrize("game,loss,delay,seeds", [
+    ("solo", 0.0, (0.001, 0.002), (0, 1)), ("solo", 0.1, (0.015, 0.045), (0, 2)),
+    ("solo", 0.2, (0.001, 0.06), (1, 2)), ("solo", 0.3, (0.001, 0.06), (0, 2)),
+    ("scout", 0.0, (0.001, 0.002), (0,)), ("scout", 0.1, (0.015, 0.045), (0,)),
+    ("scout", 0.2, (0.001, 0.06), (1,)), ("scout", 0.3, (0.001, 0.06), (2,))])
 def test_four_honest_machines_on_a_lossy_slow_lan_are_never_named(
         game: str, loss: float, delay: tuple[float, float], seeds: tuple[int, ...]) -> None:
-    """Two seeds a case, 0-30% loss (with as many reorders and half as many duplicates), 1-60 ms a
-    datagram: every round is played and scored, nobody is named, every seat is its player's.
-    (Before the patience was counted per slot, SOLO's cases at 10% and 30% named an honest member.)"""
+    """0-30% loss (with as many reorders and half as many duplicates), 1-60 ms a datagram: every
+    round is played and scored, nobody is named, every seat is its player's. SOLO, where the bug
+    was, plays two seeds a case (before the patience was counted per slot, its cases at 10% and 30%
+    named an honest member: they keep their seeds); SCOUT one a case. SOLO at 20% no longer plays
+    seed 0, a round ten times as long as any other here (30 of the test's 78 CPU seconds)."""
     for seed in seeds:
         honest_match(game, seed, loss, delay)
 
