@@ -1,7 +1,7 @@
 """The game log: a match as its config, its seed and its ordered (seat, action) entries.
 
-File format, version 1 (docs/log-format.md): a msgpack stream of one header map
-``{"format": "cardtable-log", "version": 1, "config": {...}, "seed": <bytes>, "meta": {...}}``
+File format, version 2 (docs/log-format.md): a msgpack stream of one header map
+``{"format": "cardtable-log", "version": 2, "config": {...}, "seed": <bytes>, "meta": {...}}``
 followed by one array per entry ``[index, seat, action_text, digest8]``, where ``digest8``
 is the first 8 bytes of ``Match.digest()`` after the entry was applied. Replaying the
 entries reproduces every state; the digests prove it. Encoding and decoding are pure
@@ -22,7 +22,13 @@ from cardtable.engine.games import config_from_dict
 from cardtable.engine.match import Match
 
 FORMAT = "cardtable-log"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
+"""Version 2 plays SOLO with RULES 1.8.18 (a declined Protection window closes no window);
+version 1 logs are read too, and replay as far as that rule did not matter."""
+BEFORE_1_8_18 = ("a version 1 log, written when declining a Protection window still closed the "
+                 "open windows; this release plays RULES 1.8.18, so a round with such a decline "
+                 "replays differently from there")
 DIGEST_BYTES = 8
 
 
@@ -99,6 +105,8 @@ def replay(data: bytes) -> Replay:
             return result
         if match.digest()[: 2 * DIGEST_BYTES] != entry.digest.hex():
             result.error = f"{where}: the replayed state does not match the recorded digest"
+            if header.get("version") == 1 and match.config.game == "solo":
+                result.error += f" ({BEFORE_1_8_18})"
             return result
         result.entries.append(entry)
         result.events.append(events)
@@ -123,8 +131,9 @@ def _unpack(unpacker: msgpack.Unpacker, total: int, where: str) -> Any:
 def _match_from_header(header: Any) -> Match:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise LogError("the header: this is not a cardtable log")
-    if header.get("version") != VERSION:
-        raise LogError(f"the header: log version {header.get('version')!r} is not supported (want {VERSION})")
+    if header.get("version") not in READS:
+        raise LogError(f"the header: log version {header.get('version')!r} is not supported "
+                       f"(this release reads {' and '.join(map(str, READS))})")
     seed = header.get("seed")
     if not isinstance(seed, bytes):
         raise LogError("the header: the seed is missing")

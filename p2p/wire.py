@@ -36,7 +36,7 @@ from cardtable.p2p import chat, seal
 from cardtable.p2p.identity import verify
 
 MAGIC = b"CT"
-VERSION = 6
+VERSION = 7
 FLAG_SEALED = 2
 HEAD_BYTES = 4
 MAX_DATAGRAM = 1200

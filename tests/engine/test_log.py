@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgpack
 import pytest
 
@@ -88,3 +90,33 @@ def test_bad_headers(data: bytes, message: str) -> None:
     result = replay(data)
     assert result.match is None
     assert result.error is not None and result.error.startswith(message)
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_a_version_1_log_replays_where_rule_1_8_18_did_not_matter() -> None:
+    """Written by the release before RULES 1.8.18 (a classic 3-seat match with Gifts and
+    Protection, random play): every entry replays with its digest."""
+    result = replay((DATA / "solo-v1-replays.ctlog").read_bytes())
+    assert result.error is None and result.match is not None and result.match.is_over()
+    assert len(result.entries) > 50
+
+
+def test_a_version_1_log_stops_in_one_line_where_a_decline_closed_a_window() -> None:
+    """The same release's log of an anniversary match: at entry 12 a decline had closed a window
+    (RULES 1.8.18 says it does not); replay stops there and says why, with what came before."""
+    result = replay((DATA / "solo-v1-decline.ctlog").read_bytes())
+    assert result.error is not None and "\n" not in result.error
+    assert result.error.startswith("entry 12: the replayed state does not match the recorded digest")
+    assert "version 1 log" in result.error and "1.8.18" in result.error
+    assert len(result.entries) == 12
+
+
+def test_logs_are_written_as_version_2() -> None:
+    entries, _ = played(SoloConfig.preset("anniversary", 3), b"v2")
+    data = encode_log(SoloConfig.preset("anniversary", 3), b"v2", entries)
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    assert unpacker.unpack()["version"] == 2
+    assert replay(data).error is None
