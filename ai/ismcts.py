@@ -7,6 +7,8 @@ played by the heuristic inside the tree, SCOUT's other seats' moves named by the
 reward for beating the best other seat and, in SCOUT, samples weighed by what the other seats
 did (docs/ai.md, "Thinking longer", "Sequential halving" and "Inference at 8,000 iterations":
 it beats the earlier ``strong`` levels in SCOUT and both SOLO editions).
+``learned`` does not search: it plays the best move of the game's learned policy
+(ai/policy_net.py, trained by ai/expert.py; docs/ai.md, "Expert iteration").
 ``bench/ladder.py`` measures each step against three of the level below (docs/ai.md, "Does
 more thinking win more?"). The search's other settings are its per-game defaults
 (``ai._search.SEARCH_DEFAULTS``); experimental levels (``1500``, ``3000+cpuct=1``,
