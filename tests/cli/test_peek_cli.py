@@ -15,18 +15,28 @@ from cardtable.p2p.store import FileStore
 from tests.cli.test_match_cli import run
 from tests.p2p import all_over
 
+_played: dict[tuple[str, Any], dict[str, bytes]] = {}
+"""The files of each table hidden_logs played (by deal and config): it plays each once a run."""
+
 
 def hidden_logs(tmp_path: Path, deal: str = "hidden", config: Any = None) -> list[Path]:
     """A finished 3-seat table (two machines and a computer player; SCOUT unless ``config``), each
-    machine's log on disk."""
-    net = SimNet(21)
+    machine's log on disk (in ``tmp_path``: the table is played once, its files copied after)."""
     paths = [tmp_path / f"p{i}.log" for i in range(2)]
-    nodes = [net.node(f"p{i}", FileStore(p, sync=False)) for i, p in enumerate(paths)]
     config = config or scout.Config(players=3)
-    host = net.host(nodes[0], config, 1, auto="random", bots="random", deal=deal)
-    assert host.table_id is not None
-    net.join(nodes[1], host.table_id, nodes[0].addr, auto="random", bots="random")
-    assert net.run(lambda: all_over(net), limit=600)
+    files = _played.get((deal, config))
+    if files is None:
+        before = set(tmp_path.iterdir())
+        net = SimNet(21)
+        nodes = [net.node(f"p{i}", FileStore(p, sync=False)) for i, p in enumerate(paths)]
+        host = net.host(nodes[0], config, 1, auto="random", bots="random", deal=deal)
+        assert host.table_id is not None
+        net.join(nodes[1], host.table_id, nodes[0].addr, auto="random", bots="random")
+        assert net.run(lambda: all_over(net), limit=600)
+        files = _played[(deal, config)] = {f.name: f.read_bytes() for f in set(tmp_path.iterdir()) - before}
+    else:
+        for name, data in files.items():
+            (tmp_path / name).write_bytes(data)
     return paths
 
 
