@@ -11,7 +11,7 @@ import pytest
 from cardtable.ai.bots import make_bot
 from cardtable.cli.controller import Controller
 from cardtable.cli.player_words import Note, table_words, words
-from cardtable.cli.session import LocalSession
+from cardtable.cli.session import BaseSession, LocalSession
 from cardtable.cli.words import Speaker
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
@@ -336,22 +336,25 @@ def test_leaving_gives_the_seat_to_a_bot_that_finishes_the_match() -> None:
     assert session.is_over()
 
 
+def heuristic_move(session: BaseSession) -> str:
+    """Our seat's move as the heuristic would make it, in the words the hint gives: for tests that
+    only need a match played through (the hint, ismcts:strong, spends seconds a move)."""
+    m, obs = session.match(), session.observation()
+    assert m is not None and session.seat is not None and obs is not None
+    action = make_bot("heuristic", m.seed, session.seat).choose(obs, session.legal())
+    assert action is not None
+    return str(action)
+
+
 def play_out(session: LocalSession, c: Controller) -> None:
-    """Play the whole match: our seat plays as the heuristic does (the hint, ismcts:strong, would
-    spend seconds a move on what these tests do not look at)."""
-    m = session.match()
-    assert m is not None and session.seat is not None
-    bot = make_bot("heuristic", m.seed, session.seat)
+    """Play the whole match: our seat plays as the heuristic does."""
     for _ in range(5000):
         session.run_bots()
         if session.is_over():
             return
         assert c.waiting_for_me(), "the computer players stopped, yet the game does not wait for us"
-        obs = session.observation()
-        assert obs is not None
-        action = bot.choose(obs, session.legal())
-        assert action is not None
-        assert c.submit(str(action)) is None, action  # as the hint gives it
+        move = heuristic_move(session)
+        assert c.submit(move) is None, move
     raise AssertionError("the match did not end")
 
 

@@ -18,7 +18,7 @@ from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.scout import Config as ScoutConfig
 from cardtable.engine.solo import Config as SoloConfig
-from tests.cli.test_client_controller import scout_match, solo_match, view
+from tests.cli.test_client_controller import heuristic_move, scout_match, solo_match, view
 
 HOT_KEYS = {"j", "s", "c", "p", "d", "f", "k"}
 
@@ -272,8 +272,7 @@ def test_round_and_match_summaries_then_q_leaves_with_the_digest() -> None:
                 session.run_bots()
                 if session.is_over():
                     break
-                hint = session.hint()
-                assert hint.action is not None and controller.submit(hint.action) is None
+                assert controller.submit(heuristic_move(session)) is None
             assert session.is_over()
             await refresh(pilot, app)
             text = log_text(app)

@@ -16,12 +16,13 @@ from cardtable.cli.controller import Controller
 from cardtable.cli.learn_cmd import TIP, Tutor, learn_session
 from cardtable.cli.plain import PlainClient
 from cardtable.cli.tui import TableApp
+from tests.cli.test_client_controller import heuristic_move
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def play_the_round(game: str, seed: int) -> list[str]:
-    """Play the first round of ``learn GAME`` in --plain, our seat following the hint; the lines."""
+    """Play the first round of ``learn GAME`` in --plain, our seat played as the heuristic; the lines."""
     session = learn_session(game, seed)
     c = Controller(session)
     Tutor(c).attach()
@@ -32,8 +33,7 @@ def play_the_round(game: str, seed: int) -> list[str]:
         plain.poll()
         if session.round_scores() or session.is_over():
             break
-        hint = session.hint()
-        assert hint.action is not None and c.submit(hint.action) is None
+        assert c.submit(heuristic_move(session)) is None
     plain.poll()
     return out.getvalue().splitlines()
 

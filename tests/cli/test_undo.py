@@ -18,6 +18,7 @@ from cardtable.cli.session import LocalSession
 from cardtable.cli.tui import TableApp
 from cardtable.engine.match import Match
 from cardtable.engine.solo import Config as SoloConfig
+from tests.cli.test_client_controller import heuristic_move
 from tests.cli.test_client_talk import SimSeat, table
 from tests.cli.test_client_tui import menu, pick, refresh
 
@@ -150,7 +151,6 @@ def test_no_undo_once_the_match_is_over() -> None:
         session.run_bots()
         if session.is_over():
             break
-        hint = session.hint()
-        assert hint.action is not None and c.submit(hint.action) is None
+        assert c.submit(heuristic_move(session)) is None
     assert session.is_over() and any(s == 0 for s, _ in session.moves() or [])
     assert not session.undoable() and c.undo() == "the match is over"
