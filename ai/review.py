@@ -137,9 +137,14 @@ def review_level(level: str) -> str:
     ParseError if it is not one, or is a time budget (a review must replay alike)."""
     name, _, rest = level.partition(":")
     level = (rest or "strong") if name == "ismcts" else level
-    if parse_level(level)[1].get("seconds"):
+    settings = parse_level(level)[1]
+    searching = ", ".join(n for n in LEVELS if not parse_level(n)[1].get("learned"))
+    if settings.get("seconds"):
         raise ParseError(f"the level {level!r} is a time budget: a review needs an iteration level "
-                         f"({', '.join(LEVELS)} or a number of iterations)")
+                         f"({searching} or a number of iterations)")
+    if settings.get("learned"):
+        raise ParseError(f"the level {level!r} does not search: a review compares each move with a "
+                         f"search's ({searching} or a number of iterations)")
     return level
 
 

@@ -124,3 +124,7 @@ def test_a_time_budget_or_another_bot_is_not_a_review_level() -> None:
     for level in ("1s", "ismcts:0.5s", "heuristic", "nonsense"):
         with pytest.raises(ParseError):
             review_mod.review_level(level)
+    for level in ("learned", "ismcts:learned"):  # plays the policy alone: there is no search to compare
+        with pytest.raises(ParseError, match="does not search") as err:
+            review_mod.review_level(level)
+        assert "learned" not in str(err.value).split(":", 1)[1]
