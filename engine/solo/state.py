@@ -421,6 +421,8 @@ class State:
             first.setdefault(cards[s], s)
         if self._free_turn(seat):
             return [(c, first[c]) for c in faces if self.fits(c)]
+        if self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
+            return [(c, first[c]) for c in faces if self._jump_in_ok(seat, c, False)]
         drawn = self.drawn_slot if seat == self.turn else None
         out = []
         for card in faces:
@@ -650,7 +652,7 @@ class State:
                 return lambda: f"waiting for seat {react.pending[0]} to protect or decline"
             extra = f" (or jump in with {top})" if react.kind == "skip" else ""
             return lambda: f"a Protection window is open: play a Protection or decline{extra}"
-        if seat != turn:
+        if seat != turn:  # no Protection window open: only a jump-in
             if self._jump_in_ok(seat, card, many):
                 return None
             if many:
