@@ -203,6 +203,8 @@ class TableApp(App[str | None]):
         session = c.session
         c.pace_bots(self.bot_delay)
         c.tick()
+        if not self._table_shown():
+            return
         if session.version != self._seen_version:
             self.refresh_view()
         else:
@@ -244,7 +246,14 @@ class TableApp(App[str | None]):
             self._terminal("\x1b[23;0t")  # the terminal's title again
 
     # --- drawing --------------------------------------------------------------------------------
+    def _table_shown(self) -> bool:
+        """Whether the table's widgets are there to draw on: not once the app is closing, when its
+        timer may still fire."""
+        return bool(self.query("#talk"))
+
     def refresh_view(self) -> None:
+        if not self._table_shown():
+            return
         c = self.controller
         self._seen_version = c.session.version
         obs = c.session.observation()

@@ -127,3 +127,34 @@ def test_the_help_says_how_the_table_calls_you_and_draws_its_colours() -> None:
     keys = scout.split("# SCOUT")[0]
     assert "the terminal bell rings" in keys and "`NO_COLOR=1`" in keys
     assert "drawn with its letter" not in keys  # SCOUT has no colours
+
+
+def test_the_table_ticks_while_a_page_is_on_top_and_while_the_app_closes() -> None:
+    """The table's timer keeps running while the rules are open (the game may move on meanwhile),
+    and draws the table again once they close; a tick as the app closes does nothing."""
+    match = scout_match(["9/3 2/7", "1/2 3/4", "5/6 7/8"])
+    app = TableApp(Controller(LocalSession(match, 0, "heuristic")), bot_delay=None)
+    drawn: list[bool] = []
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            version = app.controller.session.version
+            await pilot.press("f1")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            session = app.controller.session
+            assert session.propose(str(session.legal()[0])) is None  # the game moves on meanwhile
+            app._tick()
+            app.refresh_view()
+            assert app.controller.session.version != version
+            await pilot.press("escape")
+            await pilot.pause()
+            app._tick()
+            drawn.append(app._seen_version == app.controller.session.version)
+            for widget in list(app.screen.query("#talk")):  # the table's widgets go as the app closes
+                await widget.remove()
+            app._tick()
+
+    asyncio.run(main())
+    assert drawn == [True]
