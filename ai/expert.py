@@ -32,6 +32,7 @@ from typing import Any
 from cardtable.ai.ismcts import IsmctsBot
 from cardtable.ai.policy_net import FORMAT, make_policy, policy_path
 from cardtable.ai.runner_ray import add_ray_argument
+from cardtable.ai.value_train import adam_step
 from cardtable.engine.errors import ParseError
 
 CHUNK = 8
@@ -180,13 +181,7 @@ def fit(examples: Examples, hidden: int, epochs: int, seed: int, start: dict[str
             d_a = np.outer(d_logit, net["w2"]) * (1 - a**2)
             grads = {"w1": d_a.T @ zb, "b1": d_a.sum(axis=0), "w2": a.T @ d_logit, "b2": d_logit.sum()}
             step += 1
-            for k, g in grads.items():
-                m, v = moments[k]
-                m *= 0.9
-                m += 0.1 * g
-                v *= 0.999
-                v += 0.001 * g * g
-                net[k] = net[k] - rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+            adam_step(net, grads, moments, step, rate)
     _, logits = forward(net, z)
     p = group_softmax(logits, starts)
     loss = float(-np.sum(targets * np.log(np.maximum(p, 1e-12))) / len(sizes))

@@ -98,15 +98,23 @@ def fit(x: Any, y: Any, hidden: int, epochs: int, seed: int, batch: int = 2048,
             d_a = np.outer(d_out, params["w2"]) * (1 - a**2)
             grads = {"w1": d_a.T @ zb, "b1": d_a.sum(axis=0), "w2": a.T @ d_out, "b2": d_out.sum()}
             step += 1
-            for k, g in grads.items():
-                m, v = moments[k]
-                m *= 0.9
-                m += 0.1 * g
-                v *= 0.999
-                v += 0.001 * g * g
-                params[k] = params[k] - rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+            adam_step(params, grads, moments, step, rate)
     return {"shift": shift.tolist(), "gain": gain.tolist(), "w1": params["w1"].tolist(),
             "b1": params["b1"].tolist(), "w2": params["w2"].tolist(), "b2": float(params["b2"])}
+
+
+def adam_step(params: dict[str, Any], grads: dict[str, Any], moments: dict[str, Any], step: int,
+              rate: float) -> None:
+    """One Adam update of ``params`` (arrays) in place; ``moments``: each one's (m, v), kept."""
+    import numpy as np
+
+    for k, g in grads.items():
+        m, v = moments[k]
+        m *= 0.9
+        m += 0.1 * g
+        v *= 0.999
+        v += 0.001 * g * g
+        params[k] = params[k] - rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
 
 
 def predict(net: dict[str, Any], x: Any) -> Any:
