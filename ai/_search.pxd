@@ -31,7 +31,7 @@ cdef enum:
     # gift pairs x 9 targets, plus 4,716 multiples and ~110 other moves. A caller's buffer
     # of SOLO_MAX_ACTIONS SoloActions is 1.2 MB: put it on the heap, not on a thread stack.
     SOLO_MAX_ACTIONS = 76000
-    # Open SOLO windows (RULES.md 1.8.17): the acting seat's own, and the one a Gift, Swap or
+    # Open SOLO windows (docs/rules.md 1.8.17): the acting seat's own, and the one a Gift, Swap or
     # Pass hands opens when that seat's Protection settles it; every other closes on the action.
     SOLO_MAX_WINDOWS = 2
 
@@ -200,7 +200,7 @@ ctypedef struct ScoutState:
     int8_t turn                            # the seat to play in the play phase, else -1
     int8_t owner                           # who showed the active set (kept when scouted empty), -1 before any show
     int8_t exempt                          # the seat exempt from the hand penalty, or -1
-    uint8_t opt_voluntary_pass             # the two-player option voluntary_pass (RULES.md 2.7.4)
+    uint8_t opt_voluntary_pass             # the two-player option voluntary_pass (docs/rules.md 2.7.4)
 
 
 ctypedef struct ScoutAction:
