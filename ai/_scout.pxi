@@ -1,4 +1,4 @@
-# The C-level mirror of SCOUT (engine/scout/, RULES.md section 2) for the search.
+# The C-level mirror of SCOUT (engine/scout/, docs/rules.md section 2) for the search.
 #
 # Included textually into ai/_search.pyx right after _rng.pxi (it uses Rng, rng_seed,
 # rng_next, rng_below). Every C-level name starts with ``scout_`` / ``Scout``; internal

@@ -1,4 +1,4 @@
-# The C-level mirror of the SOLO rules (engine/solo/, RULES.md section 1) for the search.
+# The C-level mirror of the SOLO rules (engine/solo/, docs/rules.md section 1) for the search.
 #
 # Included textually into ai/_search.pyx right after _rng.pxi. Every C-level name starts with
 # solo_ / Solo (Python-level helpers with _solo_) so that the SCOUT mirror can live beside it.
@@ -307,7 +307,7 @@ cdef int solo_gen_plays(const SoloState* s, int seat, int f, SoloAction* out, in
         for col in range(4):
             k = solo_push1(out, k, f, col, -1, 0, 0, 0, call)
     elif rank == SOLO_RK_SWAP:
-        # "!" only for the hand kept if a Protection cancels the Swap (RULES.md 1.8.14)
+        # "!" only for the hand kept if a Protection cancels the Swap (docs/rules.md 1.8.14)
         call = s.opt_protection and solo_needs_call_less(s, seat, rsize, f)
         for t in range(n):
             if t != seat:
@@ -703,7 +703,7 @@ cdef inline void solo_judge_call(SoloState* s, int seat, bint due, bint call) no
 
 
 cdef inline void solo_settle_call(SoloState* s, int by, bint kept, bint call) noexcept nogil:
-    """Engine _settle_call: the call of a settled Gift, Swap or Pass hands (RULES.md 1.8.14)."""
+    """Engine _settle_call: the call of a settled Gift, Swap or Pass hands (docs/rules.md 1.8.14)."""
     solo_judge_call(s, by, kept and solo_needs_call_mask(s.held[by], s.hsize[by], s.opt_multiples), call)
 
 
@@ -897,7 +897,7 @@ cdef void solo_apply(SoloState* s, int seat, const SoloAction* a, Rng* rng) noex
     if a.kind == SOLO_A_CALL:
         s.solo_called[solo_window_of(s, seat)] = 1
         return
-    if a.kind == SOLO_A_DECLINE:   # closes no window (RULES.md 1.8.18)
+    if a.kind == SOLO_A_DECLINE:   # closes no window (docs/rules.md 1.8.18)
         solo_decline(s, seat, rng)
         return
     solo_close_windows(s, seat, rng)

@@ -7,7 +7,7 @@ from typing import Any
 
 
 def open_windows(obs: dict[str, Any]) -> list[dict[str, Any]]:
-    """The open SOLO windows an observation shows (``solo``, then ``solo_also``: RULES.md 1.8.17),
+    """The open SOLO windows an observation shows (``solo``, then ``solo_also``: docs/rules.md 1.8.17),
     each ``{"seat": s, "called": bool}``, in the order they close."""
     solo = obs.get("solo")
     return ([solo] if solo else []) + list(obs.get("solo_also") or [])

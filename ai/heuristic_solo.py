@@ -102,7 +102,7 @@ def _meta(obs: dict[str, Any], legal: Sequence[Any]) -> Any | None:
     """A late SOLO call of our own, else a catch of a seat whose call is missing, else None.
 
     A catch is only ever aimed at a seat the observation shows with an uncalled open window
-    (the first such, when several are open: RULES.md 1.8.17), so it is never a false catch.
+    (the first such, when several are open: docs/rules.md 1.8.17), so it is never a false catch.
     """
     for a in legal:
         if isinstance(a, Simple) and a.word == "solo":
