@@ -136,7 +136,7 @@ def match_length(cfg: Mapping[str, Any]) -> str:
 
 
 def solo_windows(obs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The open SOLO windows of a SOLO observation (RULES 1.8.17: there may be two), first first."""
+    """The open SOLO windows of a SOLO observation (docs/rules.md 1.8.17: there may be two), first first."""
     first = obs.get("solo")
     return [] if first is None else [first, *obs.get("solo_also", [])]
 

@@ -1,4 +1,4 @@
-"""The contract every game implements (DESIGN.md section 2), in the spirit of OpenSpiel.
+"""The contract every game implements (docs/rules-notes.md, "Common to both games"), after OpenSpiel.
 
 A game module provides a frozen config type, an action type with a text notation, and a
 round state. ``engine.match.Match`` strings rounds together into a match; it is the one

@@ -24,10 +24,10 @@ from cardtable.engine.match import Match
 FORMAT = "cardtable-log"
 VERSION = 2
 READS = (1, 2)
-"""Version 2 plays SOLO with RULES 1.8.18 (a declined Protection window closes no window);
+"""Version 2 plays SOLO with docs/rules.md 1.8.18 (a declined Protection window closes no window);
 version 1 logs are read too, and replay as far as that rule did not matter."""
 BEFORE_1_8_18 = ("a version 1 log, written when declining a Protection window still closed the "
-                 "open windows; this release plays RULES 1.8.18, so a round with such a decline "
+                 "open windows; this release plays docs/rules.md 1.8.18, so a round with such a decline "
                  "replays differently from there")
 DIGEST_BYTES = 8
 

@@ -1,4 +1,4 @@
-"""The deterministic shuffle of DESIGN.md section 4.
+"""The deterministic shuffle, as docs/rules-notes.md specifies it.
 
 Every peer deals the same cards from the same seed on any platform and Python version,
 so nothing here uses Python's ``random``.

@@ -1,4 +1,4 @@
-"""SCOUT (RULES.md section 2): the rule set, the action notation and the round state."""
+"""SCOUT (docs/rules.md section 2): the rule set, the action notation and the round state."""
 
 from .actions import Action, Pass, Scout, ScoutShow, Show, TurnChoice, parse_action
 from .cards import Card, parse_card

@@ -6,7 +6,7 @@ any whole-hand turn); numbers are written in plain decimal without leading zeros
 has at most 3 digits).
 
 ``flip``
-    Turn the whole hand around at the start of the round (RULES.md 2.2.2): every card's
+    Turn the whole hand around at the start of the round (docs/rules.md 2.2.2): every card's
     values swap and the hand order reverses.
 ``keep``
     Keep the hand as dealt.
@@ -23,7 +23,7 @@ has at most 3 digits).
     indices refer to the hand after the insertion.
 ``pass``
     Pass instead of showing or scouting, which ends the round (two players, only with the
-    option ``voluntary_pass``; RULES.md 2.7.4).
+    option ``voluntary_pass``; docs/rules.md 2.7.4).
 
 Malformed text raises ``ParseError`` naming the text and the reason. Whether a well-formed
 action is legal is for the round state to say.

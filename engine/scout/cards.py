@@ -1,4 +1,4 @@
-"""SCOUT cards (RULES.md 2.1): 45 double-valued cards, and the deck in play per player count.
+"""SCOUT cards (docs/rules.md 2.1): 45 double-valued cards, and the deck in play per player count.
 
 A card in a hand has an orientation: ``Card(up, down)``, written ``"7/3"`` (7 counts, 3 is
 the hidden lower half). A card's identity is its unordered pair of values, ``card.pair``.
@@ -55,7 +55,7 @@ def parse_card(text: str) -> Card:
 
 
 def deck_in_play(players: int) -> list[tuple[int, int]]:
-    """The cards in play for ``players`` seats, in canonical order (RULES.md 2.1).
+    """The cards in play for ``players`` seats, in canonical order (docs/rules.md 2.1).
 
     2 and 4 players remove the 9/10 card (44 cards); 3 players remove every card with a
     10 (36 cards); 5 players use all 45.

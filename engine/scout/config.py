@@ -1,4 +1,4 @@
-"""The SCOUT rule set: the player count and the two-player option (RULES.md 2.1, 2.6.3, 2.7)."""
+"""The SCOUT rule set: the player count and the two-player option (docs/rules.md 2.1, 2.6.3, 2.7)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MAX_PLAYERS = 5
 
 
 OPTIONS = ("voluntary_pass",)
-"""The named rulings that are options (RULES.md 2.7.4), all off by default."""
+"""The named rulings that are options (docs/rules.md 2.7.4), all off by default."""
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,21 @@
-"""One SCOUT round (RULES.md section 2): the deal, the whole-hand turn, Show, Scout, Scout & Show.
+"""One SCOUT round (docs/rules.md section 2): the deal, the whole-hand turn, Show, Scout, Scout & Show.
 
-Rulings beyond RULES.md, all kept here:
+Rulings beyond docs/rules.md, all kept here:
 
-* Deal (DESIGN.md 4): the cards in play, in canonical order (``cards.DECK``), are shuffled by
-  ``Stream(seed, "scout/round/R/deal")``; then one ``below(2)`` per card, in shuffled order, from
-  ``Stream(seed, "scout/round/R/orient")``: 0 puts the lower value up, 1 the higher. Card ``i``
-  goes to seat ``(start + i) % n`` and is appended at the right end of that hand (index 0 is the
-  left end). The start player of round ``r`` is seat ``r % n``.
+* Deal (the deterministic shuffle of docs/rules-notes.md): the cards in play, in canonical order
+  (``cards.DECK``), are shuffled by ``Stream(seed, "scout/round/R/deal")``; then one ``below(2)``
+  per card, in shuffled order, from ``Stream(seed, "scout/round/R/orient")``: 0 puts the lower value
+  up, 1 the higher. Card ``i`` goes to seat ``(start + i) % n`` and is appended at the right end of
+  that hand (index 0 is the left end). The start player of round ``r`` is seat ``r % n``.
 * Two players: round ``r`` uses the deal of ``R = r - r % 2``; an even round deals the first 22
   shuffled cards and sets the last 22 aside, an odd round deals those 22 (orientation kept) and
   sets the first 22 aside. ``set_aside`` always holds the in-play cards that are not in this round.
 * A one-card active set is scouted from the left end only (no duplicate actions).
 * 3-5 players: the round also ends when the turn would pass to the active set's owner (everyone
-  else has only scouted since their show). A set scouted empty keeps its owner (RULES.md 2.6.1):
+  else has only scouted since their show). A set scouted empty keeps its owner (docs/rules.md 2.6.1):
   the table is empty, and the round still ends when the turn would come back to that owner.
 * 2 players: whenever the seat to move can neither show (nothing beats the set) nor scout (no
-  chips), the round ends and the active set's owner takes no hand penalty. RULES.md 2.7.4 names the
+  chips), the round ends and the active set's owner takes no hand penalty. docs/rules.md 2.7.4 names the
   case right after a show; the same rule covers a seat stuck after its own scout.
 * 2 players with ``voluntary_pass``: ``pass`` is legal on every turn of the play phase (also
   on an empty table, and after the player's own scout); the round ends and the active set's
@@ -44,7 +44,7 @@ PHASES = ("turn_choice", "play", "over")
 
 Strength = tuple[int, int, int]
 """(number of cards, kind, value); kind 1 = set (a single counts as a set), 0 = run. A show
-beats another exactly when its strength tuple is greater (RULES.md 2.3)."""
+beats another exactly when its strength tuple is greater (docs/rules.md 2.3)."""
 
 
 def strength(ups: Sequence[int]) -> Strength | None:

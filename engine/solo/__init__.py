@@ -1,4 +1,4 @@
-"""SOLO (Amigo), classic and 25th-anniversary editions: RULES.md section 1."""
+"""SOLO (Amigo), classic and 25th-anniversary editions: docs/rules.md section 1."""
 
 from cardtable.engine.solo.actions import Action, Catch, Play, Simple, parse_action
 from cardtable.engine.solo.cards import Card, deck, parse_card

@@ -19,7 +19,7 @@ SOLO_PENALTY = 2
 class Config:
     """A frozen SOLO rule set. Build it with ``Config.preset(edition, players, **options)``.
 
-    Options (RULES.md section 1): ``gifts`` and ``protection`` add those cards to the
+    Options (docs/rules.md section 1): ``gifts`` and ``protection`` add those cards to the
     deck; ``multiples`` allows playing 3+ equal numbers at once; ``call`` is ``with_play``
     (the call is part of the play, a missed call costs 2 cards when another player acts)
     or ``window`` (call until another player acts; a missed call costs 2 cards only when

@@ -1,10 +1,11 @@
 """A member's secrets: its seed for a round, its commitment, and what it derives for each deal.
 
-Everything comes from the seed through engine/shuffle.py's word stream, with labels of its own
-(DESIGN.md section 4): ``hidden/deal/D/perm`` (the permutation, a Fisher-Yates shuffle of the slot
-positions), ``hidden/deal/D/shuffle`` (the shuffle scalar s), ``hidden/deal/D/lock`` (the per-slot
-scalars k_0, k_1, ... in slot order), ``hidden/escrow`` (the escrow polynomial). So a deal is a
-deterministic function of the members' seeds, and a revealed seed lets anyone rebuild every step.
+Everything comes from the seed through engine/shuffle.py's word stream (the deterministic shuffle of
+docs/rules-notes.md), with labels of its own: ``hidden/deal/D/perm`` (the permutation, a
+Fisher-Yates shuffle of the slot positions), ``hidden/deal/D/shuffle`` (the shuffle scalar s),
+``hidden/deal/D/lock`` (the per-slot scalars k_0, k_1, ... in slot order), ``hidden/escrow`` (the
+escrow polynomial). So a deal is a deterministic function of the members' seeds, and a revealed seed
+lets anyone rebuild every step.
 """
 
 from __future__ import annotations
