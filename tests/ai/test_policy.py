@@ -44,7 +44,7 @@ def driver_next(match: Match, bots: list[HeuristicBot]) -> tuple[int, Any]:
 @pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
                                                          (5, False)])
 def test_scout_policy_is_the_heuristic(players: int, voluntary_pass: bool) -> None:
-    """Also with the two-player option voluntary_pass (RULES.md 2.7.4), the pass valued alike."""
+    """Also with the two-player option voluntary_pass (docs/rules.md 2.7.4), the pass valued alike."""
     rng = random.Random(players)
     steps = 0
     for game in range(4):
@@ -76,7 +76,7 @@ def test_scout_policy_is_the_heuristic(players: int, voluntary_pass: bool) -> No
 SOLO_CASES = [("anniversary", 4, {}), ("classic", 4, {}), ("anniversary", 2, {}),
               ("anniversary", 6, {}), ("classic", 3, {"call": "window"}),
               ("anniversary", 5, {"mixed_stacking": True, "self_jump_in": True}),
-              ("classic", 4, {"gifts": True, "protection": True})]  # RULES.md 1.8.14, with_play
+              ("classic", 4, {"gifts": True, "protection": True})]  # docs/rules.md 1.8.14, with_play
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), SOLO_CASES,
@@ -134,13 +134,13 @@ def solo_position(config: SoloConfig, hands: list[str], script: list[tuple[int, 
 
 
 MISSES = [
-    # RULES.md 1.8.15: the miss stands after seat 0's own R5; seat 0 is asked first and calls late
+    # docs/rules.md 1.8.15: the miss stands after seat 0's own R5; seat 0 is asked first and calls late
     (SoloConfig.preset("anniversary", 2), ["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"], [(0, "Rrev"), (0, "R5")],
      (0, "solo")),
-    # RULES.md 1.8.14: the cancelled Swap leaves seat 0 its G1 uncalled; seat 2 is asked first
+    # docs/rules.md 1.8.14: the cancelled Swap leaves seat 0 its G1 uncalled; seat 2 is asked first
     (SoloConfig.preset("anniversary", 4), ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"],
      [(0, "Rswap:2"), (2, "protB")], (2, "catch:0")),
-    # RULES.md 1.8.17: the protector (seat 1) and seat 0 both missed; seat 2 catches the
+    # docs/rules.md 1.8.17: the protector (seat 1) and seat 0 both missed; seat 2 catches the
     # protector first, then seat 0
     (SoloConfig.preset("anniversary", 3), ["Rswap B1", "protB G1", "Y1 Y2 Y3"],
      [(0, "Rswap:1"), (1, "protB"), (2, "catch:1")], (2, "catch:0")),
@@ -162,7 +162,7 @@ def test_solo_policy_calls_or_catches_a_standing_miss(config: SoloConfig, hands:
 
 
 def test_scout_policy_in_the_emptied_set_position_rule_2_6_1() -> None:
-    """RULES.md 2.6.1: seat 0 showed 5-6, seat 1 scouted the 5; seat 2 holds nothing that beats
+    """docs/rules.md 2.6.1: seat 0 showed 5-6, seat 1 scouted the 5; seat 2 holds nothing that beats
     the lone 6 and scouts it; policy and heuristic agree, and the round ends in both."""
     config = ScoutConfig(players=3)
     state = {"config": config.to_dict(), "seed": "", "round": 0, "phase": "play", "turn": 2,

@@ -138,7 +138,7 @@ def dealt(players: int, seed: int, round_no: int, voluntary_pass: bool = False) 
 @pytest.mark.parametrize(("players", "voluntary_pass"), [(2, False), (2, True), (3, False), (4, False),
                                                          (5, False)])
 def test_random_rounds_match_the_engine(players: int, voluntary_pass: bool) -> None:
-    """Also with the two-player option voluntary_pass (RULES.md 2.7.4): random play passes."""
+    """Also with the two-player option voluntary_pass (docs/rules.md 2.7.4): random play passes."""
     rng = random.Random(players + 10 * voluntary_pass)
     rounds = 150 if players == 2 else 100
     played: list[str] = []
@@ -189,7 +189,7 @@ def odd_snapshot(rng: random.Random, players: int) -> dict[str, Any]:
     for c in cards:
         captured[rng.randrange(players)].append(f"{min(c)}/{max(c)}")
     turn = rng.randrange(players)
-    # an empty table may still have an owner: a set scouted empty keeps it (RULES.md 2.6.1)
+    # an empty table may still have an owner: a set scouted empty keeps it (docs/rules.md 2.6.1)
     others = [s for s in range(players) if s != turn]
     owner = None if not active and rng.random() < 0.5 else rng.choice(others)
     config: dict[str, Any] = {"game": "scout", "players": players}
@@ -226,7 +226,7 @@ def test_odd_positions_match_the_engine(players: int) -> None:
 
 
 def test_a_set_scouted_empty_still_ends_the_round_rule_2_6_1() -> None:
-    """The position of RULES.md 2.6.1 in the mirror: 5-6 shown, scouted from both ends."""
+    """The position of docs/rules.md 2.6.1 in the mirror: 5-6 shown, scouted from both ends."""
     state = State.from_snapshot({
         "config": {"game": "scout", "players": 3}, "seed": "", "round": 0, "phase": "play",
         "turn": 0, "flipped": [False] * 3, "hands": [["5/1", "6/2", "3/4"], ["2/7", "3/8"], ["9/8", "4/9"]],
@@ -359,7 +359,7 @@ def test_keys_are_injective_across_actions() -> None:
 @given(st.binary(max_size=8), st.integers(0, 1), st.integers(0, 2**32 - 1))
 def test_two_player_rounds_with_voluntary_pass_match_the_engine(seed: bytes, round_no: int,
                                                                  choices: int) -> None:
-    """RULES.md 2.7.4 (hypothesis): the option on, random play with passes now and then."""
+    """docs/rules.md 2.7.4 (hypothesis): the option on, random play with passes now and then."""
     state = new_round(Config(players=2, voluntary_pass=True), seed, round_no)
     rng = random.Random(choices)
     mirror = ScoutMirror.from_snapshot(state.snapshot())

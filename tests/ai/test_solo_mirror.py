@@ -414,7 +414,7 @@ MISSED_CALLS = [
 @pytest.mark.parametrize(("call", "hand0", "script", "size0"), MISSED_CALLS)
 def test_own_later_play_keeps_a_missed_call_rule_1_8_15(call: str, hand0: str,
                                                        script: list[tuple[int, str]], size0: int) -> None:
-    """RULES.md 1.8.6, 1.8.15 in the mirror: the issue's 2-player anniversary position."""
+    """docs/rules.md 1.8.6, 1.8.15 in the mirror: the issue's 2-player anniversary position."""
     state, mirror = scripted(Config.preset("anniversary", 2, call=call), [hand0, "Y1 Y2 Y3 Y4"], "R3",
                              script)
     assert len(state.hands[0]) == size0
@@ -443,12 +443,12 @@ SETTLED_CALLS = [
 @pytest.mark.parametrize(("config", "hands", "script"), SETTLED_CALLS)
 def test_calls_on_plays_a_protection_may_cancel_rule_1_8_14(config: Config, hands: list[str],
                                                             script: list[tuple[int, str]]) -> None:
-    """RULES.md 1.8.14 in the mirror: the positions of tests/engine/test_solo_windows.py."""
+    """docs/rules.md 1.8.14 in the mirror: the positions of tests/engine/test_solo_windows.py."""
     scripted(config, hands, "R3", script, draw="B7 B8 B9 B9 G5 G6 G7 G8", turn=0)
 
 
 def test_the_jump_in_window_at_a_setup_without_a_number_card_rule_1_8_16(monkeypatch: Any) -> None:
-    """RULES.md 1.8.16: the setup ran out of cards; the mirror offers the same jump-ins."""
+    """docs/rules.md 1.8.16: the setup ran out of cards; the mirror offers the same jump-ins."""
     only_actions = [parse_card(t) for t in
                     "Rskip Gskip Brev Yrev Rd2 Gd2 Bswap Yswap Rrev Bskip".split()] * 2
     monkeypatch.setattr("cardtable.engine.solo.state.deck", lambda gifts, protection: list(only_actions))
@@ -474,7 +474,7 @@ ENDGAME_FACES = ("Rgift Ggift Rswap Gswap pass pass protR protG protB R5 G5 B5 Y
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 4), st.sampled_from(["window", "with_play"]), st.data())
 def test_endgames_with_settled_calls_match_the_engine(players: int, call: str, data: st.DataObject) -> None:
-    """RULES.md 1.8.6, 1.8.14, 1.8.15: short hands of action cards, random moves (late calls
+    """docs/rules.md 1.8.6, 1.8.14, 1.8.15: short hands of action cards, random moves (late calls
     and catches included); the mirror agrees with the engine at every step."""
     faces = list(ENDGAME_FACES)
     hands = []
@@ -498,7 +498,7 @@ def test_endgames_with_settled_calls_match_the_engine(players: int, call: str, d
         check_same(mirror, state, f"after step {step}")
 
 
-# --- RULES.md 1.8.17: several SOLO windows at once -------------------------------------------
+# --- docs/rules.md 1.8.17: several SOLO windows at once -------------------------------------------
 ANNIVERSARY3 = Config.preset("anniversary", 3)
 SWAP3 = ["Rswap B1", "protB G1", "Y1 Y2 Y3"]
 SWAPPED = [(0, "Rswap:1"), (1, "protB")]
@@ -559,7 +559,7 @@ def owing_rests(seat: int) -> list[str]:
        st.data())
 def test_endgames_where_a_protection_leaves_two_windows_match_the_engine_rule_1_8_17(
         players: int, call: str, kind: str, data: st.DataObject) -> None:
-    """RULES.md 1.8.17: seat 0 plays a Gift, Swap or Pass hands keeping a hand that may need a
+    """docs/rules.md 1.8.17: seat 0 plays a Gift, Swap or Pass hands keeping a hand that may need a
     call, its target (for Pass hands every other seat) protects keeping one that may need a
     call, each "!" made or not. Then one window per seat owing a call, the last protector's
     first; in window mode each uncalled one can be caught by another seat, in with_play mode

@@ -481,7 +481,7 @@ def test_plain_announces_out_of_turn_chances() -> None:
 
 
 def test_both_open_solo_windows_are_shown_and_each_can_be_caught() -> None:
-    """RULES 1.8.17: a Protection against a Swap leaves the protector and the swapper owing a
+    """docs/rules.md 1.8.17: a Protection against a Swap leaves the protector and the swapper owing a
     call; seat 2 sees both marked and may catch either (and no one else)."""
     match = solo_match(["Rswap B1", "protB G1", "Y1 Y2 Y3"], discard="R6")  # anniversary: window mode
     assert match.config.call == "window"

@@ -103,7 +103,7 @@ def test_scout_cards_show_both_values_and_which_counts() -> None:
 
 
 def test_both_open_solo_windows_are_marked_in_red() -> None:
-    """RULES 1.8.17: after a Protection against a Swap, the swapper and the protector both owe a
+    """docs/rules.md 1.8.17: after a Protection against a Swap, the swapper and the protector both owe a
     call; each is marked, in bold red, in the players pane and on the table."""
     match = solo_match(["Rswap B1", "protB G1", "Y1 Y2 Y3"], discard="R6")
     match.apply(0, match.parse_action("Rswap:1"))

@@ -193,7 +193,7 @@ class Table:
 def random_step(state: State, rng: Stream) -> tuple[int, Action]:
     """Mostly the waiting seat's non-meta moves; sometimes anyone's anything (catches too); a seat
     holding a Protection declines as often as it protects (a decline closes no window at either
-    table, RULES.md 1.8.18)."""
+    table, docs/rules.md 1.8.18)."""
     if rng.below(10) == 0:
         actors = state.actors()
         seat = actors[rng.below(len(actors))]

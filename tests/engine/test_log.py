@@ -96,7 +96,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def test_a_version_1_log_replays_where_rule_1_8_18_did_not_matter() -> None:
-    """Written by the release before RULES 1.8.18 (a classic 3-seat match with Gifts and
+    """Written by the release before docs/rules.md 1.8.18 (a classic 3-seat match with Gifts and
     Protection, random play): every entry replays with its digest."""
     result = replay((DATA / "solo-v1-replays.ctlog").read_bytes())
     assert result.error is None and result.match is not None and result.match.is_over()
@@ -105,7 +105,7 @@ def test_a_version_1_log_replays_where_rule_1_8_18_did_not_matter() -> None:
 
 def test_a_version_1_log_stops_in_one_line_where_a_decline_closed_a_window() -> None:
     """The same release's log of an anniversary match: at entry 12 a decline had closed a window
-    (RULES 1.8.18 says it does not); replay stops there and says why, with what came before."""
+    (docs/rules.md 1.8.18 says it does not); replay stops there and says why, with what came before."""
     result = replay((DATA / "solo-v1-decline.ctlog").read_bytes())
     assert result.error is not None and "\n" not in result.error
     assert result.error.startswith("entry 12: the replayed state does not match the recorded digest")

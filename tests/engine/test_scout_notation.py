@@ -32,7 +32,7 @@ from cardtable.engine.scout import (
         ("scout:L:10@11", Scout("L", 10, 11)),
         ("scout:L:1@3+show:2-4", ScoutShow(Scout("L", 1, 3), Show(2, 4))),
         ("scout:R:7@0+show:0", ScoutShow(Scout("R", 7, 0), Show(0, 0))),
-        ("pass", Pass()),  # RULES.md 2.7.4, option voluntary_pass
+        ("pass", Pass()),  # docs/rules.md 2.7.4, option voluntary_pass
     ],
 )
 def test_canonical_texts_round_trip(text: str, action: object) -> None:

@@ -1,4 +1,4 @@
-"""SCOUT rules, one group of tests per numbered rule of RULES.md section 2.
+"""SCOUT rules, one group of tests per numbered rule of docs/rules.md section 2.
 
 Positions are set up with ``State.from_snapshot(position(...))``: ``position`` builds a
 snapshot dict from readable pieces (hands and sets written as card texts).
@@ -143,7 +143,7 @@ def test_hand_sizes_and_every_card_dealt(players: int, size: int, aside: int) ->
 
 def test_deal_follows_the_documented_procedure() -> None:
     seed = b"scout-test"
-    # Recompute the deal from DESIGN.md 4 with the shuffle module directly.
+    # Recompute the deal (the deterministic shuffle of docs/rules-notes.md) with the shuffle module.
     deck = [(a, b) for a in range(1, 11) for b in range(a + 1, 11) if (a, b) != (9, 10)]
     shuffled = Stream(seed, "scout/round/0/deal").shuffle(deck)
     orient = Stream(seed, "scout/round/0/orient")
@@ -471,7 +471,7 @@ def test_round_goes_on_when_someone_showed_in_between() -> None:
 
 
 def test_round_ends_when_the_set_was_scouted_empty_rule_2_6_1() -> None:
-    """RULES.md 2.6.1: seat 0 shows 5-6; seat 1 scouts the 5, seat 2 scouts the 6. The turn
+    """docs/rules.md 2.6.1: seat 0 shows 5-6; seat 1 scouts the 5, seat 2 scouts the 6. The turn
     would come back to seat 0, whose set it was: the round ends and seat 0 is spared its hand."""
     s = state(["5/1 6/2 3/4", "2/7 3/8", "9/8 4/9"], turn=0)
     s.apply(0, Show(0, 1))  # 5-6
@@ -562,7 +562,7 @@ def test_two_players_have_three_chips_and_scouting_costs_one() -> None:
     assert s.to_move() == 0  # and seat 0 takes another turn
     s.apply(0, parse_action("scout:L:5@3"))
     assert s.to_move() == 0 and s.observation(0)["chips"] == [1, 3]
-    # the emptied set is still seat 1's (RULES.md 2.6.1); seat 0 shows on the empty table
+    # the emptied set is still seat 1's (docs/rules.md 2.6.1); seat 0 shows on the empty table
     assert s.observation(0)["active"] == [] and s.observation(0)["owner"] == 1
     assert s.legal_actions(0) == [Show(0, 0), Show(1, 1), Show(2, 2), Show(2, 3), Show(3, 3)]
 
@@ -615,7 +615,7 @@ def passing(hands: list[str], **kw: Any) -> State:
 
 
 def test_voluntary_pass_ends_the_round_as_if_the_player_were_stuck_rule_2_7_4() -> None:
-    """RULES.md 2.7.4: with the option on, seat 0 may pass instead of showing or scouting;
+    """docs/rules.md 2.7.4: with the option on, seat 0 may pass instead of showing or scouting;
     the round ends as if it could neither show nor scout: seat 1, whose set it is, takes no
     hand penalty, and seat 0 counts its hand."""
     s = passing(["4/1 4/2 1/5", "9/8 2/10 3/7"], active="6/1 6/3", owner=1, turn=0, chips=[2, 1])

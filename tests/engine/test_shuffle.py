@@ -1,4 +1,4 @@
-"""The deterministic shuffle of DESIGN.md section 4: test vectors and the procedure."""
+"""The deterministic shuffle of docs/rules-notes.md: test vectors and the procedure."""
 
 from __future__ import annotations
 

@@ -300,7 +300,7 @@ def test_an_action_in_todays_notation_is_refused_in_one_line() -> None:
 
 
 def test_a_decline_leaves_the_jump_in_on_a_skip_open_at_both_tables() -> None:
-    """RULES.md 1.8.18: seat 2 holds a Protection and declines the Skip; seat 0 may still jump in
+    """docs/rules.md 1.8.18: seat 2 holds a Protection and declines the Skip; seat 0 may still jump in
     with the twin Skip, at a hidden-hands table and at an open one alike."""
     config = Config.preset("anniversary", 4, hand_size=4)
     placed = {0: "Gskip", 4: "R1", 8: "R2", 12: "R3", 1: "protR", 5: "B1", 9: "B2", 13: "B3",
@@ -332,7 +332,7 @@ def test_gifted_slots_are_learnt_by_the_target_only() -> None:
 def test_past_the_slot_limit_the_discard_pile_is_not_dealt_again_and_a_draw_finds_no_card(
         limit: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Slot numbers take 2 bytes on the wire: a round that would deal past ``SLOT_LIMIT`` slots
-    does not reshuffle; a draw then finds no card (RULES 1.3's case of an empty discard pile)."""
+    does not reshuffle; a draw then finds no card (docs/rules.md 1.3's case of an empty discard pile)."""
     import cardtable.engine.solo.state as hidden
 
     if limit is not None:

@@ -1,4 +1,4 @@
-"""SOLO rules in turn: one group of tests per numbered rule of RULES.md 1.1-1.4, 1.6, 1.7.
+"""SOLO rules in turn: one group of tests per numbered rule of docs/rules.md 1.1-1.4, 1.6, 1.7.
 
 Out-of-turn play (jump-ins, SOLO calls and catches, Protection windows) is in
 ``test_solo_windows.py``. Positions are set up with ``position(...)``, which fills a

@@ -1,4 +1,4 @@
-"""SOLO out of turn: jump-ins, SOLO calls and catches, Protection windows (RULES.md 1.5, 1.6, 1.8).
+"""SOLO out of turn: jump-ins, SOLO calls and catches, Protection windows (docs/rules.md 1.5, 1.6, 1.8).
 
 Positions are set up with ``position(...)`` as in ``test_solo_rules.py``: hands and piles
 as card texts (top of a pile LAST), any other ``State.snapshot()`` key as a keyword.
@@ -347,7 +347,7 @@ def test_a_call_is_due_after_a_jump_in_and_a_gift() -> None:
 
 
 def test_hands_received_by_swap_need_no_call() -> None:
-    """Without Protection in the deck a Swap never takes "!" (RULES.md 1.8.14)."""
+    """Without Protection in the deck a Swap never takes "!" (docs/rules.md 1.8.14)."""
     state = position("classic", ["Rswap G1", "Y1 Y2", "B1", "Y3 Y4"], draw="Y5 Y6 Y7 Y8",
                      options={"call": "window"})
     assert "Rswap:2!" not in moves(state, 0)
@@ -609,7 +609,7 @@ def test_the_player_who_opened_a_window_waits_too() -> None:
 @pytest.mark.parametrize(("play", "caught"), [("Rswap:2!", False), ("Rswap:2", True)])
 def test_a_cancelled_swap_leaves_the_swapper_a_hand_that_needs_a_call_rule_1_8_14(
         play: str, caught: bool) -> None:
-    """RULES.md 1.8.14: "!" on a Swap is accepted when a Protection could cancel it and the
+    """docs/rules.md 1.8.14: "!" on a Swap is accepted when a Protection could cancel it and the
     hand kept would need a call; seat 2 protects, seat 0 keeps G1: the call was due."""
     state = position("anniversary", ["Rswap G1", "Y1 G7", "protB B5 B6", "Y4 G8"], draw="Y5 Y6 Y7")
     assert {"Rswap:2", "Rswap:2!"} <= moves(state, 0)
@@ -688,7 +688,7 @@ def test_a_pass_hands_that_goes_through_voids_the_call_rule_1_8_14() -> None:
 
 
 def test_classic_the_protector_and_the_cancelled_player_both_due_rule_1_8_17() -> None:
-    """RULES.md 1.8.17: the Protection leaves its player Y2 and the cancelled Gift leaves
+    """docs/rules.md 1.8.17: the Protection leaves its player Y2 and the cancelled Gift leaves
     seat 0 its G1: two windows. Seat 1 (the protector) moves next: its action closes seat 0's
     window (2 cards then, not at the Protection) and not its own, which seat 2 closes."""
     state = position("classic", ["Rgift G1", "protR Y2", "Y3 Y4", "G4 B4"], draw="G5 G6 G7 G8",
@@ -738,7 +738,7 @@ def anniversary_two(hands: list[str], **options: Any) -> State:
 
 
 def test_own_later_play_does_not_close_a_missed_call_rule_1_8_15() -> None:
-    """RULES.md 1.8.6, 1.8.15: Rrev leaves 5-5-5 (one play could empty it), no call; the
+    """docs/rules.md 1.8.6, 1.8.15: Rrev leaves 5-5-5 (one play could empty it), no call; the
     Reverse lets seat 0 play again, and its R5 leaves a hand that needs no call. The miss
     stands: seat 1's catch is genuine and seat 0 draws 2."""
     state = anniversary_two(["Rrev R5 G5 B5", "Y1 Y2 Y3 Y4"])
@@ -751,7 +751,7 @@ def test_own_later_play_does_not_close_a_missed_call_rule_1_8_15() -> None:
 
 
 def test_own_later_play_with_the_call_does_not_make_up_a_miss_rule_1_8_15() -> None:
-    """RULES.md 1.8.15, "with solo or without": the R5! that leaves 5-5-5 is a due call made,
+    """docs/rules.md 1.8.15, "with solo or without": the R5! that leaves 5-5-5 is a due call made,
     yet the earlier miss stands until a late call or another seat's action."""
     state = anniversary_two(["Rrev R5 G5 B5 Y5", "Y1 Y2 Y3 Y4"])
     act(state, 0, "Rrev")
@@ -912,7 +912,7 @@ def test_a_bad_second_window_in_a_snapshot_is_refused(solo_also: Any) -> None:
 
 
 def test_a_decline_closes_no_solo_window_rule_1_8_18() -> None:
-    """RULES.md 1.8.6, 1.8.18: seat 0's Skip leaves B3 without the call; seat 1 declines the Skip.
+    """docs/rules.md 1.8.6, 1.8.18: seat 0's Skip leaves B3 without the call; seat 1 declines the Skip.
     The missed call is still open after the decline: seat 2 catches it."""
     state = position("anniversary", ["Rskip B3", "protY Y1 Y2", "R3 Y4", "G4 B4"], draw="G5 G6 G7")
     act(state, 0, "Rskip")

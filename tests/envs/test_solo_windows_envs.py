@@ -1,4 +1,4 @@
-"""The environments' chance and catch bookkeeping with two SOLO windows open (RULES 1.8.17):
+"""The environments' chance and catch bookkeeping with two SOLO windows open (docs/rules.md 1.8.17):
 a Protection against a Gift or a Swap leaves the protector and the cancelled player owing a call."""
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def leader(net: SimNet) -> Peer | None:
 
 
 def check_replicas(net: SimNet, expect_over: bool = True) -> None:
-    """One history, exactly once, only legal changes, one digest (DESIGN.md section 5)."""
+    """One history, exactly once, only legal changes, one digest (docs/protocol.md section 5)."""
     peers = live(net)
     assert peers
     n = min(p.commit_index for p in peers)
