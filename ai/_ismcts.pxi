@@ -339,7 +339,7 @@ cdef void g_policy_logits(const PolicyNet* net, GameState* s, int seat, void* ac
     unit (the game's prior_temp)."""
     cdef float xs[POLICY_STATE]
     cdef float xm[POLICY_MOVE]
-    cdef double zs[POLICY_MAX_HIDDEN]
+    cdef float zs[POLICY_MAX_HIDDEN]
     cdef double top = -1e300, v
     cdef int i
     if GameState is SoloState:
@@ -723,6 +723,9 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
     cdef int depth = 1
     cdef double points[MAX_SEATS]
     cdef double reward[MAX_SEATS]
+    cdef int decided[MAX_SEATS]   # each seat's decisions on the path so far (policy_depth)
+    memset(decided, 0, sizeof(decided))
+    decided[t.searcher] = 1       # the root
     path[0] = 0
     if not g_over(det) and t.root_n > 0:
         if forced >= 0:
@@ -748,6 +751,7 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
         n = g_candidates(det, seat, acts)
         if n == 0:
             break
+        decided[seat] += 1
         if GameState is ScoutState and t.cpuct == 0 and t.nodes[node].nkids == 0:
             # UCB1 at a node without children: choose's random move, only its key needed
             j = <int>rng_below(rng, n)
@@ -769,7 +773,8 @@ cdef void iterate(Tree* t, GameState* det, void* acts, KeyIdx* ki, int* found,
                     set_priors(ki, n, values, t.opp_temp)
                 j = choose_policy(t, node, ki, n, values, rng, &child)
             elif t.cpuct > 0:
-                if t.policy != NULL and (seat == t.searcher or t.policy_all):
+                if t.policy != NULL and (seat == t.searcher or t.policy_all) and (
+                        t.policy_depth == 0 or decided[seat] <= t.policy_depth):
                     g_policy_logits(t.policy, det, seat, acts, ki, n, values, t.value_unit, t.logits)
                     set_priors_logits(ki, n, t.logits, t.policy_temp)
                 else:
@@ -1120,7 +1125,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
            str keys="positions", list clues=None, int particles=256, double infer_temp=1.0,
            int infer_depth=0, double infer_ess=0.0, int infer_positions=3, int root_floor=0,
            ValueModel value=None, str opponents="search", double opp_temp=0.0, str root="puct",
-           double deadline=0.0, PolicyModel policy=None, double policy_temp=1.0, bint policy_all=False):
+           double deadline=0.0, PolicyModel policy=None, double policy_temp=1.0, bint policy_all=False,
+           int policy_depth=0):
     """Search from ``seat``'s observation; return the chosen action text (None: wait) and stats.
 
     Budget: ``iterations``, ``seconds`` (from the call) and/or ``deadline`` (a time on
@@ -1162,7 +1168,9 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     run_halving; the answer is the last survivor).
     ``policy``: a learned prior (ai/policy_net.py) for this game: PUCT's prior over the
     searcher's moves (with ``policy_all``, every searched seat's) is softmax(logit /
-    ``policy_temp``) instead of softmax(heuristic value / prior_temp).
+    ``policy_temp``) instead of softmax(heuristic value / prior_temp); with ``policy_depth``
+    K > 0 only at a seat's first K decisions on an iteration's path (the root is the
+    searcher's first), the heuristic's prior below them, where the network would cost most.
     """
     cdef Tree t
     cdef SoloInfoSet solo_info
@@ -1197,6 +1205,8 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
         raise ValueError(f"a {policy.game} policy cannot play {game}")
     if policy_temp <= 0:
         raise ValueError("policy_temp must be positive")
+    if policy_depth < 0:
+        raise ValueError("policy_depth must be at least 0")
     if value is not None and value.game != game:
         raise ValueError(f"a {value.game} value network cannot value {game}")
     if opponents not in ("search", "policy", "sample"):
@@ -1247,6 +1257,7 @@ def search(str game, dict observation, dict config, int seat, int iterations=0, 
     t.policy = NULL if policy is None else &policy.net
     t.policy_all = policy_all
     t.policy_temp = policy_temp
+    t.policy_depth = policy_depth
     t.value_unit = defaults["prior_temp"]
     t.reward_mode = reward_mode
     totals = observation.get("totals") or [0] * t.players

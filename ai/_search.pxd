@@ -293,6 +293,11 @@ ctypedef struct PolicyNet:
     float b1[64]
     float w2[64]
     float b2
+    # The same layer folded for the forward pass: a hidden unit's input is bias[h] + the sum
+    # over the inputs x[i] != 0 of x[i] * wt[i * 64 + h] (wt: w1 * gain, transposed; bias: b1
+    # less w1 * gain * shift), so that the many inputs that are 0 cost nothing.
+    float wt[40 * 64]
+    float bias[64]
 
 
 ctypedef struct Tree:
@@ -337,5 +342,6 @@ ctypedef struct Tree:
     const PolicyNet* policy  # the learned prior (NULL: softmax of the heuristic's values)
     bint policy_all    # ... for every seat's searched moves, not only the searcher's
     double policy_temp # the learned prior is softmax(logit / policy_temp)
+    int policy_depth   # ... for a seat's first policy_depth decisions on the path (the root the searcher's first; 0: all)
     double value_unit  # the game's heuristic value unit (its default prior_temp): a policy input
     double* logits     # scratch: one logit per move

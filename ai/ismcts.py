@@ -50,7 +50,7 @@ SETTINGS = {"cpuct": float, "prior_temp": float, "fpu": float, "scale": float, "
             "infer": str, "particles": int, "infer_temp": float, "infer_depth": int, "infer_ess": float,
             "infer_positions": int, "leaf": str, "rollout_cap": int,
             "opponents": str, "opp_temp": float, "root": str, "prior": str, "policy_temp": float,
-            "policy_all": int}
+            "policy_all": int, "policy_depth": int}
 """The settings an experimental level may give: search() keywords (``ismcts:3000+cpuct=1``),
 ``trees`` (the budget split over that many independent searches whose root visits are summed),
 ``threads`` (that many of those trees searched at once, on as many threads: root-parallel
@@ -69,9 +69,10 @@ longer"; ``sample``: a move drawn from softmax(value / ``opp_temp``), the prior'
 unless given) and ``root`` (``halving``: the root's moves compared by sequential halving in
 shared determinizations, docs/ai.md "Sequential halving") and ``prior`` (``net``: PUCT's prior
 over the searcher's moves is softmax(logit / ``policy_temp``) of the game's shipped learned
-policy, ai/policy_net.py, over every searched seat's with ``policy_all=1``; a game without one
-keeps the heuristic's). The ``learned`` level does not search: it plays the shipped policy's
-best move (docs/ai.md, "Expert iteration")."""
+policy, ai/policy_net.py, over every searched seat's with ``policy_all=1``, and with
+``policy_depth=K`` only at a seat's first K decisions on a path, the root the searcher's first,
+the heuristic's prior below; a game without one keeps the heuristic's). The ``learned`` level
+does not search: it plays the shipped policy's best move (docs/ai.md, "Expert iteration")."""
 ANSWERS = ("visits", "value")
 MAX_THREADS = 256
 WORDS = {"answer": ANSWERS, "rollout": ("heuristic", "random"), "keys": ("positions", "cards"),
@@ -127,8 +128,8 @@ def parse_level(level: str) -> tuple[int, dict[str, Any]]:
         raise ParseError(f"trees and threads in {level!r} must be at least 1")
     if settings.get("threads", 1) > MAX_THREADS:
         raise ParseError(f"threads in {level!r} must be at most {MAX_THREADS}")
-    if settings.get("rollout_cap", 0) < 0:
-        raise ParseError(f"rollout_cap in {level!r} must be at least 0")
+    if settings.get("rollout_cap", 0) < 0 or settings.get("policy_depth", 0) < 0:
+        raise ParseError(f"rollout_cap and policy_depth in {level!r} must be at least 0")
     temps = (settings.get("infer_temp", 1.0), settings.get("opp_temp", 1.0))
     if settings.get("particles", 1) < 1 or min(temps) <= 0 or settings.get("policy_temp", 1.0) <= 0:
         raise ParseError(f"particles, infer_temp, opp_temp and policy_temp in {level!r} must be positive")

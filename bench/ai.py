@@ -541,6 +541,28 @@ def evaluation(seconds: float) -> None:
               f"{with_net.per_cpu():>17,.0f} {plain.per_cpu():>10,.0f}")
 
 
+PRIOR_LEVELS = ("strong", "strong+prior=net", "strong+prior=net+policy_depth=3",
+                "strong+prior=net+policy_depth=2")
+
+
+def prior_cost(seconds: float) -> None:
+    print("\nthe learned prior's cost, SCOUT 4 players: iterations per CPU-second of the bot's search at")
+    print("each level (its settings, its iterations and the clues its seat read; searches interleaved),")
+    print("in brackets the ratio to strong's")
+    from cardtable.ai.ismcts import IsmctsBot
+
+    print(f"{'phase':<8} " + " ".join(f"{level.removeprefix('strong+'):>32}" for level in PRIOR_LEVELS))
+    for phase, obs, seat, clues in clue_positions(ScoutConfig(players=4), b"bench/positions"):
+        meters = []
+        for level in PRIOR_LEVELS:
+            bot = IsmctsBot(b"bench", seat, level)
+            options = bot._options(obs)[0]
+            meters.append((Meter(), search_fn(obs, seat, bot.iterations, **{**options, "clues": clues})))
+        interleave(meters, seconds)
+        rates = [meter.per_cpu() for meter, _ in meters]
+        print(f"{phase:<8} " + " ".join(f"{rate:>23,.0f} ({rate / rates[0]:.2f}x)" for rate in rates))
+
+
 def hearts_positions() -> list[tuple[str, Any]] | None:
     """4-player hearts states early, in the middle and late in the play (random play), or None
     without open_spiel."""
@@ -688,7 +710,8 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=500, help="duplicate deals per strength line")
     parser.add_argument("--workers", type=int, default=1, help="processes for the strength games")
     parser.add_argument("--skip-strength", action="store_true", help="only the speed and memory figures")
-    parser.add_argument("--only", choices=["threads", "evaluation", "deadlines"], help="only this section")
+    parser.add_argument("--only", choices=["threads", "evaluation", "deadlines", "prior"],
+                        help="only this section")
     parser.add_argument("--decisions", type=int, default=100,
                         help="decisions per line of the deadlines section (its p99 is the worst below 100)")
     parser.add_argument("--busy", type=int, default=0, metavar="K",
@@ -745,7 +768,7 @@ def main() -> None:
         deadlines(args.decisions, args.busy, counts)
         return
     if args.only:
-        {"threads": threads, "evaluation": evaluation}[args.only](args.seconds)
+        {"threads": threads, "evaluation": evaluation, "prior": prior_cost}[args.only](args.seconds)
         return
     memory()  # first: the peak RSS has not yet been raised by the other searches
     playouts(args.seconds)
@@ -754,6 +777,7 @@ def main() -> None:
     inference(args.seconds)
     budgets()
     evaluation(args.seconds)
+    prior_cost(args.seconds)
     threads(args.seconds)
     deadlines(args.decisions, args.busy, counts)
     if not args.skip_strength:

@@ -167,3 +167,67 @@ def test_the_shipped_policy_says_how_it_was_made_and_plays(config: Any) -> None:
     bots: list[Any] = [IsmctsBot(b"shipped", 0, "learned")]
     bots += [HeuristicBot(b"shipped", s) for s in range(1, config.players)]
     assert play_match(Match(config, b"shipped"), bots, rounds=1).rounds == 1
+
+
+def test_the_forward_pass_is_the_network_s_formula() -> None:
+    """The C pass (folded weights, sparse inputs, a rational tanh) against numpy's tanh."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    shift, gain = rng.normal(size=POLICY_INPUTS), rng.uniform(0.5, 2.0, POLICY_INPUTS)
+    w1, b1, w2 = rng.normal(size=(12, POLICY_INPUTS)), rng.normal(size=12), rng.normal(size=12)
+    model = PolicyModel("scout", list(shift), list(gain), w1.tolist(), list(b1), list(w2), 0.25)
+    rows = (rng.normal(size=(300, POLICY_INPUTS)) * 2).astype(np.float32)
+    rows[rng.random(rows.shape) < 0.6] = 0.0  # the move's inputs are mostly 0 (one-hot)
+    expected = np.tanh(((rows - shift) * gain) @ w1.T + b1) @ w2 + 0.25
+    assert np.abs(np.array(model.logits(rows)) - expected).max() < 1e-4
+
+
+def searched(obs: dict[str, Any], config: Any, seat: int, **options: Any) -> list[Any]:
+    _, stats = search("scout", obs, config.to_dict(), seat, iterations=600, seed=3, opponents="policy",
+                      keys="cards", **options)
+    return list(stats["children"])
+
+
+def test_policy_depth_keeps_the_learned_prior_to_a_seat_s_first_decisions() -> None:
+    """``policy_depth=K``: the network at a seat's first K decisions on a path (the root the
+    searcher's first), the heuristic's prior below. Halving does not use the root's prior, so
+    there K = 1 searches exactly as without the network; a K deeper than the tree as K = 0;
+    at a PUCT root K = 1 changes the search, the same way every time."""
+    config = ScoutConfig(players=4)
+    policy = one_hot_policy("scout", SCOUT_COLUMN, 30.0)
+    changed = 0
+    seen = [(match.observation(seat), seat) for match, seat in positions(config, b"depth", 24)]
+    for obs, seat in seen[8::4]:
+        plain = searched(obs, config, seat, root="halving")
+        assert searched(obs, config, seat, root="halving", policy=policy, policy_depth=1) == plain
+        full = searched(obs, config, seat, policy=policy)
+        assert searched(obs, config, seat, policy=policy, policy_depth=60) == full
+        first = searched(obs, config, seat, policy=policy, policy_depth=1)
+        assert searched(obs, config, seat, policy=policy, policy_depth=1) == first
+        changed += first != full
+    assert changed >= 2
+    with pytest.raises(ValueError, match="policy_depth must be at least 0"):
+        search("scout", obs, config.to_dict(), seat, iterations=5, policy=policy, policy_depth=-1)
+
+
+def test_the_policy_depth_setting_reaches_the_search() -> None:
+    assert parse_level("strong+prior=net+policy_depth=2")[1]["policy_depth"] == 2
+    config = ScoutConfig(players=4)
+    match = Match(config, b"setting")
+    seat = match.to_move()
+    assert seat is not None
+    options = IsmctsBot(b"s", seat, "strong+prior=net+policy_depth=2")._options(match.observation(seat))[0]
+    assert options["policy_depth"] == 2 and options["policy"] is not None
+
+
+@pytest.mark.parametrize(("level", "said"), [
+    ("strong+prior=net+policy_depth=-1", "rollout_cap and policy_depth in .* must be at least 0"),
+    ("strong+prior=net+policy_depth=two", "the search setting policy_depth needs a number, not 'two'"),
+    ("strong+prior=net+policy_depth=1.5", "the search setting policy_depth needs a number, not '1.5'")])
+def test_a_bad_policy_depth_is_one_line(level: str, said: str) -> None:
+    from cardtable.engine.errors import ParseError
+
+    with pytest.raises(ParseError, match=said) as err:
+        parse_level(level)
+    assert "\n" not in str(err.value)
