@@ -13,6 +13,8 @@ CALL_MODES = ("with_play", "window")
 SCORINGS = ("pool", "penalty")
 HAND_SIZE = 8
 SOLO_PENALTY = 2
+MAX_PLAYERS = 10
+"""The most seats a SOLO table has."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,8 @@ class Config:
     def _problem(self) -> str | None:
         checks = [
             (self.game == "solo", f"game must be 'solo', not {self.game!r}"),
-            (_is_int(self.players) and 2 <= self.players <= 10,
-             f"players must be 2 to 10, not {self.players!r}"),
+            (_is_int(self.players) and 2 <= self.players <= MAX_PLAYERS,
+             f"players must be 2 to {MAX_PLAYERS}, not {self.players!r}"),
             (self.edition in EDITIONS + ("custom",), f"unknown edition {self.edition!r}"),
             (self.call in CALL_MODES, f"call must be one of {', '.join(CALL_MODES)}"),
             (self.scoring in SCORINGS, f"scoring must be one of {', '.join(SCORINGS)}"),

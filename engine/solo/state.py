@@ -39,7 +39,7 @@ from cardtable.engine.game import Event
 from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple
 from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
-from cardtable.engine.solo.config import SOLO_PENALTY, Config
+from cardtable.engine.solo.config import MAX_PLAYERS, SOLO_PENALTY, Config
 from cardtable.engine.solo.slot_actions import (
     CLEAR,
     OWED,
@@ -62,13 +62,17 @@ from cardtable.engine.solo.windows import (
 
 STACKABLE = ("d2", "wd4")
 SETTLED = ("gift", "swap", "pass")
-"""Plays whose SOLO call is judged once their effect is settled (RULES.md 1.8.14)."""
+"""Plays whose SOLO call is judged once their effect is settled (docs/rules.md 1.8.14)."""
 
 SLOT_LIMIT = 8192
 """Slots a hidden round may deal (a slot's number takes 2 bytes on the wire): past it the discard
 pile is not dealt again, and a draw finds no card, as when the discard pile holds only its top."""
 
 _INDEX = attrgetter("index")
+_DUE: tuple[bool | None, bool | None] = (True, True)
+_NOT_DUE: tuple[bool | None, bool | None] = (False, False)
+_CATCHES = tuple(Catch(t) for t in range(MAX_PLAYERS))
+_SLOT_ACTIONS = (SlotPlay, Simple, Catch)
 _KIND_NAMES = {"skip": "Skip", "gift": "Gift", "swap": "Swap", "pass": "Pass hands"}
 
 
@@ -132,6 +136,7 @@ class State:
     def _blank(self, config: Config, round_no: int, seed: bytes | None) -> None:
         n = config.players
         self.config = config
+        self._call_sizes = call_sizes(config)
         self.round_no = round_no
         self.n = n
         self.seed = seed
@@ -162,10 +167,11 @@ class State:
         self.judgements: list[Judgement] = []
         self.handed: list[tuple[int, int]] = []
         self.steps = 0
-        # What each seat has seen of the others' hands (open tables; RULES.md 1.6): known[s][h].
+        # What each seat has seen of the others' hands (open tables; docs/rules.md 1.6): known[s][h].
         self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
         self._legal: dict[int, list[Action]] = {}
         self._hands: dict[int, list[Card]] = {}
+        self._laying: dict[int, dict[Card, list[int]]] = {}
 
     # --- what this view knows ------------------------------------------------------------
     def learn(self, slot: int, card: Card) -> None:
@@ -247,7 +253,7 @@ class State:
 
     # --- the setup ---------------------------------------------------------------------------
     def wanted(self) -> list[int]:
-        """The slots the round waits to see in public (the setup card, RULES.md 1.2.2)."""
+        """The slots the round waits to see in public (the setup card, docs/rules.md 1.2.2)."""
         return [] if self.ready or not self.draw_slots else [self.draw_slots[0]]
 
     def turn_up(self, slot: int, card: Card) -> None:
@@ -258,7 +264,7 @@ class State:
             raise IllegalAction(f"the setup turns slot {self.draw_slots[0]} next, not slot {slot}")
         self._open(slot, card)
         self.discard_slots.append(self.draw_slots.pop(0))
-        if card.number or not self.draw_slots:  # RULES.md 1.2.2, 1.8.11, 1.8.16
+        if card.number or not self.draw_slots:  # docs/rules.md 1.2.2, 1.8.11, 1.8.16
             self.ready = True
             self.turn = (self.round_no % self.n + 1) % self.n
             self.colour = card.colour if card.number else None
@@ -305,7 +311,10 @@ class State:
 
     def window_of(self, seat: int) -> Window | None:
         """``seat``'s open SOLO window, if any (a seat has at most one)."""
-        return next((w for w in self.windows if w.seat == seat), None)
+        for window in self.windows:
+            if window.seat == seat:
+                return window
+        return None
 
     def fits(self, card: Card) -> bool:
         """Whether ``card`` may be laid on the top card (no penalty pending)."""
@@ -352,7 +361,7 @@ class State:
         window = self.window_of(seat)
         if self.hidden and (not self.knows_hand(seat) or (window is not None and len(window.mine) > 1)):
             raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
-        faces = _distinct(self._hand(seat))
+        faces = sorted(self._laying_order(seat), key=_INDEX)
         react = self.react
         acts: list[Action] = []
         if react is not None and seat in react.pending:  # protect first, then decline, then jump in
@@ -364,17 +373,18 @@ class State:
             if self.config.multiples and seat == self.turn:
                 acts += self._multiples(seat)
             if seat == self.turn:
-                acts += [a for a in (KEEP, DRAW) if self._allows(seat, a)]
+                acts += [a for a in (KEEP, DRAW) if self._turn_word_refusal(seat, a.word) is None]
+        if window is not None and self._allows(seat, CALL):
+            acts.append(CALL)
         if self.config.call == "window":
-            meta: list[Simple | Catch] = [CALL] if window is not None else []
-            meta += [Catch(t) for t in range(self.n) if t != seat]
-            acts += [a for a in meta if self._allows(seat, a)]
+            acts += [c for c in _CATCHES[:self.n] if self._catch_refusal(seat, c.target) is None]
         return acts
 
     def _forget(self) -> None:
         """The round changed: what was worked out from it is stale."""
         self._legal.clear()
         self._hands.clear()
+        self._laying.clear()
 
     def _allows(self, seat: int, action: SlotAction) -> bool:
         """Whether ``action`` is legal and every claim it makes about a hidden hand is true as this
@@ -389,19 +399,18 @@ class State:
         """Every legal way to play each of ``faces`` alone, with its choices and call."""
         out: list[Action] = []
         held = self.held[seat]
-        others = [t for t in range(self.n) if t != seat]
         for card, slot in self._placeable(seat, faces):
             rank = card.rank
             gifts: list[tuple[Card, ...]] = [()]
             if rank == "gift":
                 gifts = _gift_choices(self.pile(s for s in held if s != slot))
             for gift in gifts:
-                given = self._slots_of(seat, gift, slot) if gift else ()
+                given = tuple(sorted(self._lay(seat, (card, *gift))[1:])) if gift else ()
                 call = self._call_allowed(seat, (slot,), given, rank)
                 if rank in ("wild", "wd4"):
                     forms = [Play((card,), colour=c) for c in COLOURS]
                 elif rank in ("swap", "gift"):
-                    forms = [Play((card,), target=t, gift=gift) for t in others]
+                    forms = [Play((card,), target=t, gift=gift) for t in range(self.n) if t != seat]
                 else:
                     forms = [Play((card,))]
                 for play in forms:
@@ -415,39 +424,56 @@ class State:
         slot it lays it from."""
         if not faces:
             return []
-        cards = self.cards
-        first: dict[Card, int] = {}
-        for s in self.held[seat]:
-            first.setdefault(cards[s], s)
+        laying = self._laying_order(seat)
         if self._free_turn(seat):
-            return [(c, first[c]) for c in faces if self.fits(c)]
+            fits = self.fits
+            return [(c, laying[c][0]) for c in faces if fits(c)]
         if self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
-            return [(c, first[c]) for c in faces if self._jump_in_ok(seat, c, False)]
-        drawn = self.drawn_slot if seat == self.turn else None
-        out = []
-        for card in faces:
-            slot = drawn if drawn is not None and cards.get(drawn) is card else first[card]
-            if self._placement(seat, card, (slot,)) is None:
-                out.append((card, slot))
-        return out
+            return [(c, laying[c][0]) for c in faces if self._jump_in_ok(seat, c, False)]
+        return [(c, laying[c][0]) for c in faces if self._placement(seat, c, (laying[c][0],)) is None]
 
     def _free_turn(self, seat: int) -> bool:
         """Whether it is ``seat``'s turn with nothing pending (no Protection window, drawn card or
         penalty): then a card may be laid if it fits."""
         return self.react is None and seat == self.turn and self.drawn_slot is None and not self.penalty
 
-    def _slots_of(self, seat: int, cards: tuple[Card, ...], laid: int) -> tuple[int, ...]:
-        """Slots of ``seat``'s hand holding ``cards`` (a Gift's), other than the slot ``laid``."""
-        free = [s for s in self.held[seat] if s != laid]
+    def _laying_order(self, seat: int) -> dict[Card, list[int]]:
+        """Each card this view knows in ``seat``'s hand, with the slots holding it in the order the
+        seat lays them: the drawn one first, then in arrival order (kept until the round changes)."""
+        cached = self._laying.get(seat)
+        if cached is None:
+            cards = self.cards
+            cached = self._laying[seat] = {}
+            drawn = self.drawn_slot if seat == self.turn else None
+            if drawn is not None and drawn in cards:
+                cached[cards[drawn]] = [drawn]
+            for s in self.held[seat]:
+                card = cards.get(s)
+                if card is None or s == drawn:
+                    continue
+                if card in cached:
+                    cached[card].append(s)
+                else:
+                    cached[card] = [s]
+        return cached
+
+    def _lay(self, seat: int, cards: Iterable[Card]) -> tuple[int, ...]:
+        """The slots ``seat`` lays ``cards`` from, in turn (see ``_laying_order``)."""
+        laying = self._laying_order(seat)
+        taken: dict[Card, int] = {}
         out = []
         for card in cards:
-            slot = next(s for s in free if self.cards.get(s) is card)
-            free.remove(slot)
-            out.append(slot)
-        return tuple(sorted(out))
+            k = taken.get(card, 0)
+            slots = laying.get(card, ())
+            if k >= len(slots):
+                raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
+                                    else f"seat {seat} holds no {card} that this view knows")
+            out.append(slots[k])
+            taken[card] = k + 1
+        return tuple(out)
 
     def _multiples(self, seat: int) -> list[Action]:
-        """Every legal multiples play (RULES.md 1.4): 3 or more number cards of one number, any
+        """Every legal multiples play (docs/rules.md 1.4): 3 or more number cards of one number, any
         first and last, the middle in canonical order."""
         hand = self.hand(seat)
         out: list[Action] = []
@@ -463,62 +489,38 @@ class State:
                 chosen = [f for f, k in zip(faces, pick, strict=True) for _ in range(k)]
                 if len(chosen) < 3:
                     continue
+                slots = self._lay(seat, chosen)  # which card goes first or last changes no slot
+                call: bool | None = None
                 for first in _distinct(chosen):
+                    if self._placement(seat, first, slots) is not None:
+                        continue
+                    if call is None:
+                        call = self._call_allowed(seat, slots, (), first.rank)
                     others = list(chosen)
                     others.remove(first)
                     for last in _distinct(others):
                         middle = list(others)
                         middle.remove(last)
-                        play = self.slot_action(seat, Play((first, *middle, last)))
-                        assert isinstance(play, SlotPlay)
-                        if self._placement(seat, play.card, play.slots) is not None:
-                            continue
-                        out.append(Play(play.cards))
-                        if self._call_allowed(seat, play.slots, (), play.card.rank):
-                            out.append(Play(play.cards, call=True))
+                        out.append(Play((first, *middle, last)))
+                        if call:
+                            out.append(Play((first, *middle, last), call=True))
         return out
 
     def _slot_of(self, seat: int, card: Card) -> int | None:
         """The slot ``seat`` lays ``card`` from: the drawn one if it is that card, else its first
         (None: it holds none that this view knows)."""
-        cards = self.cards
-        drawn = self.drawn_slot
-        if drawn is not None and seat == self.turn and cards.get(drawn) is card:
-            return drawn
-        for s in self.held[seat]:
-            if cards.get(s) is card:
-                return s
-        return None
+        slots = self._laying_order(seat).get(card)
+        return slots[0] if slots else None
 
     def slot_action(self, seat: int, action: Action) -> SlotAction:
         """``action`` of ``seat`` written on slots (this view knows the cards it names)."""
         if not isinstance(action, Play):
             return action
-        if len(action.cards) == 1 and not action.gift:  # the common case: one card laid
-            card = action.cards[0]
-            slot = self._slot_of(seat, card)
-            if slot is None:
-                raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
-                                    else f"seat {seat} holds no {card} that this view knows")
-            return SlotPlay((card,), (slot,), action.colour, action.target, (), action.call)
-        free = list(self.held[seat])
-
-        def take(card: Card) -> int:
-            if self.drawn_slot in free and seat == self.turn and self.cards.get(self.drawn_slot) is card:
-                free.remove(self.drawn_slot)
-                return self.drawn_slot
-            for s in free:
-                if self.cards.get(s) is card:
-                    free.remove(s)
-                    return s
-            raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
-                                else f"seat {seat} holds no {card} that this view knows")
-
-        laid = [(c, take(c)) for c in action.cards]
-        gift = tuple(sorted(take(c) for c in action.gift))
-        if len(laid) > 1:
-            return slot_multiples(laid, action.call)
-        return SlotPlay((laid[0][0],), (laid[0][1],), action.colour, action.target, gift, action.call)
+        slots = self._lay(seat, action.cards + action.gift if action.gift else action.cards)
+        if len(action.cards) > 1:
+            return slot_multiples(list(zip(action.cards, slots, strict=True)), action.call)
+        return SlotPlay(action.cards, slots[:1], action.colour, action.target, tuple(sorted(slots[1:])),
+                        action.call)
 
     # --- what is legal: the one place ------------------------------------------------------------
     def _claims(self, seat: int, action: SlotAction) -> list[tuple[str, bool | None]]:
@@ -541,11 +543,9 @@ class State:
                 raise IllegalAction("nobody is asked to answer owed or clear now")
             return []
         if isinstance(action, Catch):
-            if self.config.call != "window":
-                raise IllegalAction("catching is not part of these rules "
-                                    "(a missed call costs 2 cards by itself)")
-            if action.target == seat or not 0 <= action.target < self.n:
-                raise IllegalAction(f"seat {seat} cannot catch seat {action.target}")
+            why = self._catch_refusal(seat, action.target)
+            if why is not None:
+                raise IllegalAction(why())
             return []
         if word == "solo":
             window = self.window_of(seat)
@@ -562,19 +562,9 @@ class State:
                 raise IllegalAction("there is no Protection window open for you")
             return []
         if word is not None:
-            if react is not None:
-                if seat in react.pending:
-                    raise IllegalAction("a Protection window is open: play a Protection or decline")
-                raise IllegalAction(f"waiting for seat {react.pending[0]} to protect or decline")
-            if seat != self.turn:
-                raise IllegalAction(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-            if word == "draw" and self.drawn_slot is not None:
-                drawn = self._named(self.drawn_slot)
-                raise IllegalAction(f"after drawing, play the drawn card {drawn} or keep it")
-            if word == "keep" and self.drawn_slot is None:
-                raise IllegalAction("there is no drawn card to keep")
-            if word not in ("draw", "keep"):
-                raise IllegalAction(f"'{action}' is not possible now")
+            why = self._turn_word_refusal(seat, word)
+            if why is not None:
+                raise IllegalAction(why())
             return []
         if not isinstance(action, SlotPlay):
             raise IllegalAction(f"{action} is not a SOLO action")
@@ -589,6 +579,32 @@ class State:
         if due_public is False:
             raise IllegalAction("SOLO may only be called with a play that leaves a hand one play could empty")
         return [] if due_public else [("calls SOLO with a call due", due_mine)]
+
+    def _catch_refusal(self, seat: int, target: int) -> Callable[[], str] | None:
+        """Why ``seat`` may not catch ``target`` (once nothing waits on an answer), or None."""
+        if self.config.call != "window":
+            return lambda: "catching is not part of these rules (a missed call costs 2 cards by itself)"
+        if target == seat or not 0 <= target < self.n:
+            return lambda: f"seat {seat} cannot catch seat {target}"
+        return None
+
+    def _turn_word_refusal(self, seat: int, word: str) -> Callable[[], str] | None:
+        """Why ``seat`` may not say ``word`` (``draw``, ``keep``) now, or None."""
+        react = self.react
+        if react is not None:
+            if seat in react.pending:
+                return lambda: "a Protection window is open: play a Protection or decline"
+            return lambda: f"waiting for seat {react.pending[0]} to protect or decline"
+        if seat != self.turn:
+            return lambda: f"it is seat {self.turn}'s turn, not seat {seat}'s"
+        drawn = self.drawn_slot
+        if word == "draw" and drawn is not None:
+            return lambda: f"after drawing, play the drawn card {self._named(drawn)} or keep it"
+        if word == "keep" and drawn is None:
+            return lambda: "there is no drawn card to keep"
+        if word not in ("draw", "keep"):
+            return lambda: f"'{word}' is not possible now"
+        return None
 
     def _check_slots(self, seat: int, play: SlotPlay) -> None:
         hand = self.held[seat]
@@ -632,7 +648,7 @@ class State:
 
     def _placement(self, seat: int, card: Card, slots: tuple[int, ...]) -> Callable[[], str] | None:
         """Why the play laying ``slots`` (``card`` first) may not be laid now (turn, jump-in,
-        Protection window, drawn card, penalty, fit: RULES.md 1.3, 1.4, 1.6, 1.8), as a thunk that
+        Protection window, drawn card, penalty, fit: docs/rules.md 1.3, 1.4, 1.6, 1.8), as a thunk that
         words it (the lists try many plays), or None."""
         react = self.react
         many = len(slots) > 1
@@ -697,41 +713,39 @@ class State:
     def _call_could_be_due(self, seat: int, slots: tuple[int, ...], gift: tuple[int, ...],
                            rank: str) -> tuple[bool | None, bool | None]:
         """Whether the play laying ``slots`` (the first of rank ``rank``) and giving ``gift`` may
-        take "!" (RULES.md 1.8.7, 1.8.14): its effect leaves a hand that needs a call, or
+        take "!" (docs/rules.md 1.8.7, 1.8.14): its effect leaves a hand that needs a call, or
         (Protection in the deck) a Protection that cancels its Gift, Swap or Pass hands would;
         publicly and for this view."""
         held = self.held[seat]
         kept = len(held) - len(slots)
-        no: tuple[bool | None, bool | None] = (False, False)
-        effect = cancelled = no
-        if rank not in ("swap", "pass") and self._may_need_call(kept - len(gift)):
-            effect = self._due([s for s in held if s not in slots and s not in gift])
-        if rank in SETTLED and self.config.protection and self._may_need_call(kept):
+        sizes = self._call_sizes
+        effect = cancelled = _NOT_DUE
+        if rank not in ("swap", "pass") and kept - len(gift) in sizes:
+            if len(slots) == 1 and not gift:
+                laid = slots[0]
+                effect = self._due([s for s in held if s != laid])
+            else:
+                effect = self._due([s for s in held if s not in slots and s not in gift])
+        if rank in SETTLED and self.config.protection and kept in sizes:
             cancelled = self._due([s for s in held if s not in slots])
-        if effect is no and cancelled is no:
-            return no
+        if cancelled is _NOT_DUE:
+            return effect
         return either(effect[0], cancelled[0]), either(effect[1], cancelled[1])
-
-    def _may_need_call(self, size: int) -> bool:
-        """Whether a hand of ``size`` cards may need a SOLO call (RULES.md 1.5.2): one card; 3 or
-        fewer with a Gift (Gifts in the deck); 3 to 8 of one number (multiples on)."""
-        if size == 1:
-            return True
-        if size < 1 or size > 8:
-            return False
-        return (self.config.gifts and size <= 3) or (self.config.multiples and size >= 3)
 
     def _due(self, slots: list[int]) -> tuple[bool | None, bool | None]:
         """Whether the hand ``slots`` needs a SOLO call: publicly and for this view. At an open
         table the public knows the cards; at a hidden one only the hand's size."""
         size = len(slots)
-        if not self._may_need_call(size):
-            return False, False
+        if size not in self._call_sizes:
+            return _NOT_DUE
         cards = self.cards
-        mine = needs_call(self.config, [cards[s] for s in slots]) if all(s in cards for s in slots) else None
-        if not self.hidden:
-            return mine, mine
-        return (True, True) if size == 1 else (None, mine)
+        if not self.hidden:  # every card known
+            return _DUE if needs_call(self.config, [cards[s] for s in slots]) else _NOT_DUE
+        if size == 1:
+            return _DUE
+        if all(s in cards for s in slots):
+            return None, needs_call(self.config, [cards[s] for s in slots])
+        return None, None
 
     # --- applying actions -------------------------------------------------------------------------
     def apply(self, seat: int, action: Action | SlotAction | str) -> list[Event]:
@@ -747,7 +761,7 @@ class State:
             if self.winner is not None:
                 raise IllegalAction("the round is over")
             action = self.slot_action(seat, action)
-        if not isinstance(action, SlotPlay | Simple | Catch):
+        if not isinstance(action, _SLOT_ACTIONS):
             raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
         claims = [] if listed else self._claims(seat, action)
         self._forget()
@@ -768,12 +782,16 @@ class State:
                 assert window is not None
                 window.public = window.mine = frozenset({CALLED})
                 events.append(Event("call", seat, "calls SOLO!"))
-            elif word == "decline":  # closes no window, like a call or a catch (RULES.md 1.8.18)
+            elif word == "decline":  # closes no window, like a call or a catch (docs/rules.md 1.8.18)
                 self._decline(seat, events)
             else:
                 self.jump = False
-                self._closing = (seat, action, [w for w in self.windows if w.seat != seat])
-                self._continue_closing(events)
+                closing = [w for w in self.windows if w.seat != seat]
+                if closing:
+                    self._closing = (seat, action, closing)
+                    self._continue_closing(events)
+                else:
+                    self._carry_out(seat, action, events)
         self.steps += 1
         return events
 
@@ -781,7 +799,7 @@ class State:
     def _judge(self, seat: int, due: tuple[bool | None, bool | None], call: bool) -> None:
         """``seat``'s play left a hand that needs a call (``due``), made or not (``call``). A
         seat's own later plays never close its own window and never make up a missed call
-        (RULES.md 1.8.6, 1.8.15); a new window goes after any other still open (1.8.17)."""
+        (docs/rules.md 1.8.6, 1.8.15); a new window goes after any other still open (1.8.17)."""
         window = self.window_of(seat)
         if window is None and due[0] is False and due[1] is False:
             return  # no window opens (the common case)
@@ -860,7 +878,7 @@ class State:
             self._continue_closing(events)
 
     def _continue_closing(self, events: list[Event]) -> None:
-        """``seat``'s play, draw or keep closes every SOLO window of another seat (RULES.md 1.8.1,
+        """``seat``'s play, draw or keep closes every SOLO window of another seat (docs/rules.md 1.8.1,
         1.8.6, 1.8.17); in ``with_play`` mode each missed call costs 2 cards, in the windows'
         order (a protector's before the player it cancelled). A window whose miss depends on a
         hidden hand asks its seat first."""
@@ -878,6 +896,10 @@ class State:
             queue.pop(0)
         self._closing = None
         self.windows = [w for w in self.windows if w.seat == seat]
+        self._carry_out(seat, action, events)
+
+    def _carry_out(self, seat: int, action: SlotAction, events: list[Event]) -> None:
+        """``seat``'s play, draw or keep, once the other seats' windows are closed."""
         if isinstance(action, SlotPlay):
             self._play(seat, action, events)
         elif action == DRAW:
@@ -905,13 +927,13 @@ class State:
             self._end_turn(seat)
             return
         events.append(Event("draw", seat, "draws a card", count=1))
-        if self.hidden or self.fits(self.cards[got[0]]):  # RULES.md 1.8.9; hidden: the drawer keeps
+        if self.hidden or self.fits(self.cards[got[0]]):  # docs/rules.md 1.8.9; hidden: the drawer keeps
             self.drawn_slot = got[0]
         else:
             self._end_turn(seat)
 
     def _take(self, seat: int, count: int) -> list[int]:
-        """Draw up to ``count`` slots into ``seat``'s hand, reshuffling when needed (RULES.md 1.3,
+        """Draw up to ``count`` slots into ``seat``'s hand, reshuffling when needed (docs/rules.md 1.3,
         1.8.10)."""
         got: list[int] = []
         for _ in range(count):
@@ -996,7 +1018,7 @@ class State:
         self._effect(seat, play, events)
 
     def _reacts(self, seat: int) -> bool:
-        """Whether a Protection window opens for ``seat`` (RULES.md 1.6, 1.8.2): at an open table
+        """Whether a Protection window opens for ``seat`` (docs/rules.md 1.6, 1.8.2): at an open table
         when it holds a Protection; at a hidden one whenever Protection is in the deck."""
         if not self.config.protection:
             return False
@@ -1132,9 +1154,9 @@ class State:
                     row[seat].remove(card)
 
     def _settle_call(self, react: React, kept: bool) -> None:
-        """Judge the call of the settled Gift, Swap or Pass hands (RULES.md 1.8.14): due only if
+        """Judge the call of the settled Gift, Swap or Pass hands (docs/rules.md 1.8.14): due only if
         its player ``kept`` a hand of its own (not one received) that needs a call. A protector
-        left owing a call keeps its own window open beside this one (RULES.md 1.8.17)."""
+        left owing a call keeps its own window open beside this one (docs/rules.md 1.8.17)."""
         due = self._due(self.held[react.by]) if kept else (False, False)
         self._judge(react.by, due, react.call)
 
@@ -1316,19 +1338,30 @@ class State:
         return snapshot_digest(self.snapshot())
 
 
+def call_sizes(config: Config) -> frozenset[int]:
+    """The hand sizes that may need a SOLO call (docs/rules.md 1.5.2): one card; 3 or fewer with a Gift
+    (Gifts in the deck); 3 to 8 of one number (multiples on)."""
+    sizes = {1}
+    if config.gifts:
+        sizes |= {2, 3}
+    if config.multiples:
+        sizes |= set(range(3, 9))
+    return frozenset(sizes)
+
+
 def needs_call(config: Config, hand: list[Card]) -> bool:
-    """Whether one play could empty ``hand``, so leaving it needs a SOLO call (RULES.md 1.5.2)."""
+    """Whether one play could empty ``hand``, so leaving it needs a SOLO call (docs/rules.md 1.5.2)."""
     if len(hand) == 1:
         return True
     if config.multiples and len(hand) >= 3:
         first = hand[0].number
-        if first and all(c.number == first for c in hand):
+        if first and hand[1].number == first and all(c.number == first for c in hand):
             return True
     return len(hand) <= 3 and any(c.rank == "gift" for c in hand)
 
 
 def new_round(config: Config, seed: bytes, round_no: int) -> State:
-    """Deal open round ``round_no`` (0-based) from ``seed`` (RULES.md 1.2).
+    """Deal open round ``round_no`` (0-based) from ``seed`` (docs/rules.md 1.2).
 
     The dealer is seat ``round_no % n``; cards are dealt one at a time from the top of the
     shuffled deck, starting left of the dealer; then cards are turned from the draw pile until a

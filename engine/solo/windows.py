@@ -1,4 +1,4 @@
-"""SOLO windows as sets of the states they may be in (RULES.md 1.5.2, 1.8.6, 1.8.17).
+"""SOLO windows as sets of the states they may be in (docs/rules.md 1.5.2, 1.8.6, 1.8.17).
 
 A seat's SOLO window is none, called or missed. At an open table every machine knows which; at a
 hidden-hands table whether a call was due on a hand of 2 or more cards is its holder's to know, so
@@ -57,7 +57,7 @@ class Ask:
 def after(states: frozenset[str], due: bool | None, call: bool) -> frozenset[str]:
     """The window states after a play that leaves a hand needing a call (``due``; None: either),
     from each of ``states``. A missed call stays missed: a seat's own later plays neither close
-    its window nor make up for the miss (RULES.md 1.8.6, 1.8.15)."""
+    its window nor make up for the miss (docs/rules.md 1.8.6, 1.8.15)."""
     out = set()
     for state in states:
         for d in ((True, False) if due is None else (due,)):
