@@ -171,7 +171,7 @@ class State:
         self.known: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(n)]
         self._legal: dict[int, list[Action]] = {}
         self._hands: dict[int, list[Card]] = {}
-        self._laying: dict[int, dict[Card, list[int]]] = {}
+        self._by_card: dict[int, dict[Card, list[int]]] = {}  # see _slots_by_card
 
     # --- what this view knows ------------------------------------------------------------
     def learn(self, slot: int, card: Card) -> None:
@@ -190,6 +190,7 @@ class State:
             raise IllegalAction(f"deal {deal.number} has only {deal.cards.count(card)} {card}: "
                                 f"slot {slot} cannot hold one more")
         self.cards[slot] = card
+        self._by_card.clear()
         self._forget()
 
     def where(self, slot: int) -> tuple[str, int | None, int] | None:
@@ -361,7 +362,7 @@ class State:
         window = self.window_of(seat)
         if self.hidden and (not self.knows_hand(seat) or (window is not None and len(window.mine) > 1)):
             raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
-        faces = sorted(self._laying_order(seat), key=_INDEX)
+        faces = sorted(self._slots_by_card(seat), key=_INDEX)
         react = self.react
         acts: list[Action] = []
         if react is not None and seat in react.pending:  # protect first, then decline, then jump in
@@ -384,7 +385,6 @@ class State:
         """The round changed: what was worked out from it is stale."""
         self._legal.clear()
         self._hands.clear()
-        self._laying.clear()
 
     def _allows(self, seat: int, action: SlotAction) -> bool:
         """Whether ``action`` is legal and every claim it makes about a hidden hand is true as this
@@ -397,13 +397,23 @@ class State:
 
     def _plays(self, seat: int, faces: list[Card]) -> list[Action]:
         """Every legal way to play each of ``faces`` alone, with its choices and call."""
+        if not faces:
+            return []
+        if self._free_turn(seat):  # _placement's common case: the card fits
+            fits = self.fits
+            placeable = [c for c in faces if fits(c)]
+        elif self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
+            placeable = [c for c in faces if self._jump_in_ok(seat, c, False)]
+        else:
+            laid = self._lay
+            placeable = [c for c in faces if self._placement(seat, c, laid(seat, (c,))) is None]
         out: list[Action] = []
-        held = self.held[seat]
-        for card, slot in self._placeable(seat, faces):
+        for card in placeable:
+            slot = self._laying_order(seat, card)[0]
             rank = card.rank
             gifts: list[tuple[Card, ...]] = [()]
             if rank == "gift":
-                gifts = _gift_choices(self.pile(s for s in held if s != slot))
+                gifts = _gift_choices(self.pile(s for s in self.held[seat] if s != slot))
             for gift in gifts:
                 given = tuple(sorted(self._lay(seat, (card, *gift))[1:])) if gift else ()
                 call = self._call_allowed(seat, (slot,), given, rank)
@@ -419,52 +429,44 @@ class State:
                         out.append(Play(play.cards, play.colour, play.target, play.gift, True))
         return out
 
-    def _placeable(self, seat: int, faces: list[Card]) -> list[tuple[Card, int]]:
-        """The cards of ``faces`` that ``seat`` may lay alone now (``_placement``), each with the
-        slot it lays it from."""
-        if not faces:
-            return []
-        laying = self._laying_order(seat)
-        if self._free_turn(seat):
-            fits = self.fits
-            return [(c, laying[c][0]) for c in faces if fits(c)]
-        if self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
-            return [(c, laying[c][0]) for c in faces if self._jump_in_ok(seat, c, False)]
-        return [(c, laying[c][0]) for c in faces if self._placement(seat, c, (laying[c][0],)) is None]
-
     def _free_turn(self, seat: int) -> bool:
         """Whether it is ``seat``'s turn with nothing pending (no Protection window, drawn card or
         penalty): then a card may be laid if it fits."""
         return self.react is None and seat == self.turn and self.drawn_slot is None and not self.penalty
 
-    def _laying_order(self, seat: int) -> dict[Card, list[int]]:
-        """Each card this view knows in ``seat``'s hand, with the slots holding it in the order the
-        seat lays them: the drawn one first, then in arrival order (kept until the round changes)."""
-        cached = self._laying.get(seat)
-        if cached is None:
+    def _slots_by_card(self, seat: int) -> dict[Card, list[int]]:
+        """Each card this view knows in ``seat``'s hand, with the slots holding it in arrival order:
+        worked out once, then kept up to date as slots come and go (``_give``, ``_remove``)."""
+        by_card = self._by_card.get(seat)
+        if by_card is None:
             cards = self.cards
-            cached = self._laying[seat] = {}
-            drawn = self.drawn_slot if seat == self.turn else None
-            if drawn is not None and drawn in cards:
-                cached[cards[drawn]] = [drawn]
+            by_card = self._by_card[seat] = {}
             for s in self.held[seat]:
                 card = cards.get(s)
-                if card is None or s == drawn:
+                if card is None:
                     continue
-                if card in cached:
-                    cached[card].append(s)
+                if card in by_card:
+                    by_card[card].append(s)
                 else:
-                    cached[card] = [s]
-        return cached
+                    by_card[card] = [s]
+        return by_card
+
+    def _laying_order(self, seat: int, card: Card) -> list[int]:
+        """The slots of ``seat``'s hand holding ``card``, in the order the seat lays them: the card
+        drawn this turn first, then in arrival order."""
+        slots = self._slots_by_card(seat).get(card, [])
+        drawn = self.drawn_slot
+        if drawn is None or seat != self.turn or self.cards.get(drawn) is not card or slots[:1] == [drawn]:
+            return slots
+        return [drawn] + [s for s in slots if s != drawn]
 
     def _lay(self, seat: int, cards: Iterable[Card]) -> tuple[int, ...]:
         """The slots ``seat`` lays ``cards`` from, in turn (see ``_laying_order``)."""
-        laying = self._laying_order(seat)
         taken: dict[Card, int] = {}
         out = []
         for card in cards:
             k = taken.get(card, 0)
-            slots = laying.get(card, ())
+            slots = self._laying_order(seat, card)
             if k >= len(slots):
                 raise IllegalAction(f"seat {seat} does not hold {card}" if self.knows_hand(seat)
                                     else f"seat {seat} holds no {card} that this view knows")
@@ -509,7 +511,7 @@ class State:
     def _slot_of(self, seat: int, card: Card) -> int | None:
         """The slot ``seat`` lays ``card`` from: the drawn one if it is that card, else its first
         (None: it holds none that this view knows)."""
-        slots = self._laying_order(seat).get(card)
+        slots = self._laying_order(seat, card)
         return slots[0] if slots else None
 
     def slot_action(self, seat: int, action: Action) -> SlotAction:
@@ -943,8 +945,7 @@ class State:
                     break
                 self._reshuffle()
             slot = self.draw_slots.pop(0)
-            self.held[seat].append(slot)
-            self.handed.append((seat, slot))
+            self._give(seat, slot)
             got.append(slot)
         return got
 
@@ -981,6 +982,7 @@ class State:
             raise IllegalAction(f"the draw pile holds {len(self.draw_slots)} cards, not {len(cards)}")
         for slot, card in zip(self.draw_slots, reversed(cards), strict=True):
             self.cards[slot] = card
+        self._by_card.clear()
         self._forget()
 
     def _open(self, slot: int, card: Card) -> None:
@@ -1105,8 +1107,7 @@ class State:
             assert target is not None
             for s in react.gift:
                 self._remove(by, s)
-                self.held[target].append(s)
-                self.handed.append((target, s))
+                self._give(target, s)
                 if not self.hidden:
                     _insert(self.known[by][target], self.cards[s])
             events.append(Event("gift", by, f"gives {len(react.gift)} card(s) to seat {target}",
@@ -1134,6 +1135,7 @@ class State:
             nxt = ring[(i + 1) % len(ring)]
             self.held[nxt] = old[s]
             self.handed += [(nxt, slot) for slot in old[s]]
+            self._by_card.pop(nxt, None)
         if self.hidden:
             return
         for row in self.known:  # what a seat knew of a hand travels with it
@@ -1145,10 +1147,30 @@ class State:
             self.known[s][s] = []
             self.known[s][nxt] = self.hand(nxt)
 
+    def _give(self, seat: int, slot: int) -> None:
+        """``slot`` comes into ``seat``'s hand."""
+        self.held[seat].append(slot)
+        self.handed.append((seat, slot))
+        by_card = self._by_card.get(seat)
+        card = self.cards.get(slot)
+        if by_card is not None and card is not None:
+            if card in by_card:
+                by_card[card].append(slot)
+            else:
+                by_card[card] = [slot]
+
     def _remove(self, seat: int, slot: int) -> None:
+        """``slot`` leaves ``seat``'s hand."""
         self.held[seat].remove(slot)
+        by_card = self._by_card.get(seat)
+        card = self.cards.get(slot)
+        if by_card is not None and card is not None:
+            slots = by_card[card]
+            slots.remove(slot)
+            if not slots:
+                del by_card[card]
         if not self.hidden:
-            card = self.cards[slot]
+            assert card is not None
             for row in self.known:
                 if card in row[seat]:
                     row[seat].remove(card)
