@@ -372,7 +372,7 @@ class State:
         else:
             acts += self._plays(seat, faces)
             if self.config.multiples and seat == self.turn:
-                acts += self._multiples(seat)
+                acts += self._multiples(seat, faces)
             if seat == self.turn:
                 acts += [a for a in (KEEP, DRAW) if self._turn_word_refusal(seat, a.word) is None]
         if window is not None and self._allows(seat, CALL):
@@ -399,17 +399,19 @@ class State:
         """Every legal way to play each of ``faces`` alone, with its choices and call."""
         if not faces:
             return []
+        order = self._laying_order
         if self._free_turn(seat):  # _placement's common case: the card fits
             fits = self.fits
             placeable = [c for c in faces if fits(c)]
         elif self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
             placeable = [c for c in faces if self._jump_in_ok(seat, c, False)]
         else:
-            laid = self._lay
-            placeable = [c for c in faces if self._placement(seat, c, laid(seat, (c,))) is None]
+            if seat == self.turn and self.drawn_slot is not None:  # only the drawn card is laid now
+                faces = [c for c in faces if c is self.cards.get(self.drawn_slot)]
+            placeable = [c for c in faces if self._placement(seat, c, (order(seat, c)[0],)) is None]
         out: list[Action] = []
         for card in placeable:
-            slot = self._laying_order(seat, card)[0]
+            slot = order(seat, card)[0]
             rank = card.rank
             gifts: list[tuple[Card, ...]] = [()]
             if rank == "gift":
@@ -454,14 +456,18 @@ class State:
     def _laying_order(self, seat: int, card: Card) -> list[int]:
         """The slots of ``seat``'s hand holding ``card``, in the order the seat lays them: the card
         drawn this turn first, then in arrival order."""
-        slots = self._slots_by_card(seat).get(card, [])
+        slots = (self._by_card.get(seat) or self._slots_by_card(seat)).get(card, [])
         drawn = self.drawn_slot
         if drawn is None or seat != self.turn or self.cards.get(drawn) is not card or slots[:1] == [drawn]:
             return slots
         return [drawn] + [s for s in slots if s != drawn]
 
-    def _lay(self, seat: int, cards: Iterable[Card]) -> tuple[int, ...]:
+    def _lay(self, seat: int, cards: Sequence[Card]) -> tuple[int, ...]:
         """The slots ``seat`` lays ``cards`` from, in turn (see ``_laying_order``)."""
+        if len(cards) == 1:  # the common case
+            slots = self._laying_order(seat, cards[0])
+            if slots:
+                return (slots[0],)
         taken: dict[Card, int] = {}
         out = []
         for card in cards:
@@ -474,21 +480,21 @@ class State:
             taken[card] = k + 1
         return tuple(out)
 
-    def _multiples(self, seat: int) -> list[Action]:
-        """Every legal multiples play (docs/rules.md 1.4): 3 or more number cards of one number, any
-        first and last, the middle in canonical order."""
-        hand = self.hand(seat)
+    def _multiples(self, seat: int, faces: list[Card]) -> list[Action]:
+        """Every legal multiples play (docs/rules.md 1.4) from ``faces`` (``seat``'s, in canonical
+        order): 3 or more number cards of one number, any first and last, the middle in canonical
+        order."""
+        held = self._slots_by_card(seat)
         out: list[Action] = []
         by_number: dict[int, list[Card]] = {}
-        for c in hand:
+        for c in faces:
             if c.number:
                 by_number.setdefault(c.number, []).append(c)
-        for cards in by_number.values():
-            if len(cards) < 3:
+        for same in by_number.values():
+            if sum(len(held[f]) for f in same) < 3:
                 continue
-            faces = _distinct(cards)
-            for pick in product(*(range(cards.count(f) + 1) for f in faces)):
-                chosen = [f for f, k in zip(faces, pick, strict=True) for _ in range(k)]
+            for pick in product(*(range(len(held[f]) + 1) for f in same)):
+                chosen = [f for f, k in zip(same, pick, strict=True) for _ in range(k)]
                 if len(chosen) < 3:
                     continue
                 slots = self._lay(seat, chosen)  # which card goes first or last changes no slot
@@ -654,13 +660,11 @@ class State:
         words it (the lists try many plays), or None."""
         react = self.react
         many = len(slots) > 1
-        turn, top = self.turn, self.top
+        turn = self.turn
         if self._free_turn(seat):
             if self.fits(card):  # the common case first: a play on one's own turn
                 return None
-            colour = self.colour
-            return lambda: f"{card} does not fit on {top}" + (
-                f" with {COLOUR_NAMES[colour]} in force" if colour else "")
+            return self._misfit(card)
         if react is not None:
             if seat in react.pending and card.rank == "prot" and not many:
                 return None
@@ -668,11 +672,12 @@ class State:
                 return None
             if seat not in react.pending:
                 return lambda: f"waiting for seat {react.pending[0]} to protect or decline"
-            extra = f" (or jump in with {top})" if react.kind == "skip" else ""
+            extra = f" (or jump in with {self.top})" if react.kind == "skip" else ""
             return lambda: f"a Protection window is open: play a Protection or decline{extra}"
         if seat != turn:  # no Protection window open: only a jump-in
             if self._jump_in_ok(seat, card, many):
                 return None
+            top = self.top
             if many:
                 return lambda: f"it is seat {turn}'s turn; multiples are never a jump-in"
             if card.black or top.black:
@@ -689,10 +694,14 @@ class State:
                 return lambda: f"a penalty of {penalty} is pending: stack it, protect, or draw"
             return None
         if not self.fits(card):
-            colour = self.colour
-            return lambda: f"{card} does not fit on {top}" + (
-                f" with {COLOUR_NAMES[colour]} in force" if colour else "")
+            return self._misfit(card)
         return None
+
+    def _misfit(self, card: Card) -> Callable[[], str]:
+        """The words for ``card`` not fitting on the top card."""
+        top, colour = self.top, self.colour
+        in_force = f" with {COLOUR_NAMES[colour]} in force" if colour else ""
+        return lambda: f"{card} does not fit on {top}{in_force}"
 
     def _named(self, slot: int) -> str:
         """A slot as a message names it: its card at an open table, else its number."""
