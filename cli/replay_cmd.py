@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from cardtable.cli.player_words import Note, words
-from cardtable.cli.table_logs import is_table_log, read_log_file, read_table_log, torn_warning
+from cardtable.cli.table_logs import (
+    is_table_log,
+    read_log_file,
+    read_table_log,
+    torn_warning,
+    version_warning,
+)
 from cardtable.engine.log import Replay
 from cardtable.engine.log import replay as replay_log
 
@@ -91,9 +97,9 @@ def _replay_table(file: Path, verify: bool) -> None:
         log = read_table_log(file)
     except (OSError, ValueError) as err:
         raise click.ClickException(f"cannot read the table log {file}: {err}") from None
-    torn = torn_warning(log)
-    if torn:
-        click.echo(torn, err=True)
+    for warning in (torn_warning(log), version_warning(log)):
+        if warning:
+            click.echo(warning, err=True)
     table = log.table
     if table.config is None:
         raise click.ClickException(f"{file}: a table log without its table (no committed entry)")

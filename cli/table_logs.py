@@ -3,6 +3,7 @@
 A table log is the peer's store (``p2p.store.FileStore``): the signed entries of the table, of
 which the first ``commit`` are committed. ``host``/``join`` keep theirs in ``<home>/table.log``,
 ``play`` in ``<home>/play/table.log``; a finished or abandoned log moves to ``tables/`` beside it.
+Its meta ``wire`` is the wire version of the peer that started it (none before wire 7).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from cardtable.cli.words import plural
 PLAY_DIR = "play"
 """Where ``cardtable play`` keeps its table (a config dir of its own inside the main one)."""
 
+OPEN_SOLO_1_8_18 = 7
+"""The first wire version whose peers play docs/rules.md 1.8.18 at open SOLO tables (a declined
+Protection window closes no window); hidden-hands tables played it before."""
+
 
 @dataclass
 class TableLog:
@@ -29,6 +34,7 @@ class TableLog:
     entries: int = 0
     error: str | None = None
     torn: int = 0  # bytes of a torn tail (a write cut short) left out
+    wire: int | None = None  # the wire version of the peer that kept it (None: wire 6 or older)
     names: list[str] = field(default_factory=list)  # the seats' names when the match started
     match_of: list[int] = field(default_factory=list)  # per applied entry: the table's match (0, 1, ...)
     rounds: list[tuple[int, Any]] = field(default_factory=list)  # (match, p2p.hidden.round.HiddenRound)
@@ -72,7 +78,9 @@ def read_table_log(path: Path) -> TableLog:
         shutil.copyfile(path, copy)
         store = FileStore(copy, sync=False)
         stored = store.load()
-    out = TableLog(path, TableState(), entries=len(stored.entries), torn=store.cut)
+    kept_by = stored.meta.get("wire")
+    out = TableLog(path, TableState(), entries=len(stored.entries), torn=store.cut,
+                   wire=kept_by if type(kept_by) is int else None)
     committed = min(int(stored.meta.get("commit", 0) or 0), len(stored.entries))
     prev = wire.GENESIS
     for n, raw in enumerate(stored.entries[:committed]):
@@ -102,6 +110,25 @@ def torn_warning(log: TableLog) -> str | None:
         return None
     return (f"cardtable: {log.path}: its last {log.torn} bytes are torn (a write cut short, say by a "
             f"crash): read up to there")
+
+
+def version_warning(log: TableLog) -> str | None:
+    """The one line that says a table log was kept by a wire version before docs/rules.md 1.8.18
+    came to open SOLO tables, and a decline there may replay differently (None: it cannot). The
+    entries carry no digests, so nothing else would say it."""
+    from cardtable.engine.log import BEFORE_1_8_18
+
+    if log.wire is not None and log.wire >= OPEN_SOLO_1_8_18:
+        return None
+    table = log.table
+    if table.config is None or table.config.game != "solo" or table.hides():
+        return None
+    if not any(a.kind == "act" and a.ok and a.summary.split(" ", 2)[2:] == ["decline"] for a in log.applied):
+        return None  # no Protection window declined: the rule changed nothing
+    kept = "6 or older" if log.wire is None else str(log.wire)
+    why = BEFORE_1_8_18.removeprefix("a version 1 log, ")  # the game log's explanation, of a table log
+    return (f"cardtable: {log.path}: kept by wire {kept} at an open-hands SOLO table (hidden-hands tables "
+            f"played 1.8.18 already), {why}")
 
 
 @dataclass(frozen=True)

@@ -220,6 +220,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         peer.name = name[: wire.MAX_NAME]
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
+        peer._save_wire()
         peer._set_term(1, peer.key)
         peer._become_leader(noop=False)
         mine = [] if player is None else [player[: wire.MAX_NAME]]
@@ -249,6 +250,7 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
         peer.amnesiac = True
         peer._start_incarnation(peer._random_int())
         peer._save_meta()
+        peer._save_wire()
         store.set_meta("contact", list(contact))
         peer._propose(["join", peer.name])
         return peer
@@ -257,7 +259,8 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     def resume(cls, identity: Identity, store: Store, *, now: float, seed: bytes,
                passphrase: str | None = None, bots: str = BOT_DEFAULT, auto: str | None = None,
                timeouts: Timeouts = TIMEOUTS) -> Peer:
-        """Restart from a non-empty store, as a new incarnation."""
+        """Restart from a non-empty store, as a new incarnation (the store's ``wire`` stays as it
+        was: ``_save_wire``)."""
         stored = store.load()
         if stored.empty():
             raise ValueError("the store holds no table to resume")
@@ -502,6 +505,15 @@ class Peer(LobbyControls, Driving, Proposals, Elections, Chain, Replication, Add
     def _save_meta(self) -> None:
         self.store.set_meta("incarnation", self.incarnation)
         self.store.set_meta("name", self.name)
+
+    def _save_wire(self) -> None:
+        """Say which wire version keeps this store (meta ``wire``; ``cli/table_logs.py`` reads it),
+        once, when the store starts (``host``, ``joiner``). ``resume`` never writes it: the entries
+        already kept were played by the rules of the release that kept them, which the version
+        (or its absence: wire 6 or older) is there to tell. An upgraded peer going on with an old
+        store leaves the old value: the log began under the old rules and keeps saying so, though
+        its later entries follow the new ones."""
+        self.store.set_meta("wire", wire.VERSION)
 
     # --- receiving -------------------------------------------------------------------------------
     def _receive(self, datagram: bytes, addr: Addr) -> None:
