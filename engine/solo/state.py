@@ -144,7 +144,6 @@ class State:
         self.deals = []
         self.next_slot = 0
         self.cards: dict[int, Card] = {}
-        self.public: set[int] = set()
         self._later = {}
         self.held: list[list[int]] = [[] for _ in range(n)]  # each seat's slots, in arrival order
         self.draw_slots = []
@@ -995,9 +994,9 @@ class State:
         self._forget()
 
     def _open(self, slot: int, card: Card) -> None:
+        """``slot`` is laid face up, proven to hold ``card``."""
         if self.cards.get(slot) is not card:
             self.learn(slot, card)
-        self.public.add(slot)
 
     def _play(self, seat: int, play: SlotPlay, events: list[Event]) -> None:
         react = self.react
@@ -1322,7 +1321,6 @@ class State:
         state.held = [[next(slots) for _ in pile] for pile in piles[:n]]
         state.draw_slots = [next(slots) for _ in piles[n]]
         state.discard_slots = [next(slots) for _ in piles[n + 1]]
-        state.public = set(state.discard_slots)
         state.ready = True
         state.reshuffles = int(data.get("reshuffles", 0))
         state.turn = _seat_or_none(data.get("turn", 0), n)
@@ -1403,7 +1401,6 @@ def new_round(config: Config, seed: bytes, round_no: int) -> State:
     while state.wanted():
         slot = state.wanted()[0]
         state.turn_up(slot, state.cards[slot])
-    state.public.clear()
     return state
 
 
