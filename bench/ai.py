@@ -1,7 +1,7 @@
 """The AI's figures, each comparison measured side by side in this one process.
 
 Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-strength]``
-(``--only threads|evaluation|deadlines``: that section alone).
+(``--only threads|evaluation|deadlines|prior``: that section alone).
 
 1. Random playouts/s: the C mirror against the pure-Python engine (4-player SOLO
    anniversary and classic, 4-player SCOUT), interleaved in short slices so that a change of
@@ -21,7 +21,10 @@ Run: ``python bench/ai.py [--seconds S] [--deals D] [--workers W] [--skip-streng
    the clues and without, interleaved.
 4. Time budgets: the wall time of 25 decisions of ``ismcts:0.2s`` (SCOUT without and with
    inference, SOLO anniversary) against three heuristic bots, mean and largest.
-   Bytes per tree node and the peak memory of a 1-second search.
+   Bytes per tree node and the peak memory of a 1-second search. The learned prior's cost
+   (``--only prior``): iterations per CPU-second of the bot's ``strong`` search and of
+   ``strong+prior=net`` with and without ``policy_depth`` (SCOUT 4p, the three phases,
+   interleaved; docs/ai.md, "Expert iteration").
    Time budgets kept (``--only deadlines [--decisions N] [--busy K] [--deadline-threads 1,2]``):
    the wall time of whole decisions (``bot.choose``) of ``ismcts:0.25s`` and ``ismcts:1s`` at
    each thread count, interleaved decision by decision, over the budget: mean, median, 99th
