@@ -116,7 +116,7 @@ def version_warning(log: TableLog) -> str | None:
     """The one line that says a table log was kept by a wire version before docs/rules.md 1.8.18
     came to open SOLO tables, and a decline there may replay differently (None: it cannot). The
     entries carry no digests, so nothing else would say it."""
-    from cardtable.engine.log import BEFORE_1_8_18
+    from cardtable.engine.log import RULE_1_8_18_CHANGED
 
     if log.wire is not None and log.wire >= OPEN_SOLO_1_8_18:
         return None
@@ -126,9 +126,8 @@ def version_warning(log: TableLog) -> str | None:
     if not any(a.kind == "act" and a.ok and a.summary.split(" ", 2)[2:] == ["decline"] for a in log.applied):
         return None  # no Protection window declined: the rule changed nothing
     kept = "6 or older" if log.wire is None else str(log.wire)
-    why = BEFORE_1_8_18.removeprefix("a version 1 log, ")  # the game log's explanation, of a table log
     return (f"cardtable: {log.path}: kept by wire {kept} at an open-hands SOLO table (hidden-hands tables "
-            f"played 1.8.18 already), {why}")
+            f"played 1.8.18 already), {RULE_1_8_18_CHANGED}")
 
 
 @dataclass(frozen=True)

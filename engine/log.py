@@ -26,9 +26,11 @@ VERSION = 2
 READS = (1, 2)
 """Version 2 plays SOLO with docs/rules.md 1.8.18 (a declined Protection window closes no window);
 version 1 logs are read too, and replay as far as that rule did not matter."""
-BEFORE_1_8_18 = ("a version 1 log, written when declining a Protection window still closed the "
-                 "open windows; this release plays docs/rules.md 1.8.18, so a round with such a decline "
-                 "replays differently from there")
+RULE_1_8_18_CHANGED = ("written when declining a Protection window still closed the open windows; "
+                       "this release plays docs/rules.md 1.8.18, so a round with such a decline "
+                       "replays differently from there")
+"""Why a log kept before docs/rules.md 1.8.18 may not replay to its end (game and table logs)."""
+BEFORE_1_8_18 = f"a version 1 log, {RULE_1_8_18_CHANGED}"
 DIGEST_BYTES = 8
 
 

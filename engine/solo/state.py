@@ -372,8 +372,10 @@ class State:
             acts += self._plays(seat, faces)
             if self.config.multiples and seat == self.turn:
                 acts += self._multiples(seat, faces)
-            if seat == self.turn:
-                acts += [a for a in (KEEP, DRAW) if self._turn_word_refusal(seat, a.word) is None]
+            if seat == self.turn:  # keep after a draw, else draw
+                word = KEEP if self.drawn_slot is not None else DRAW
+                if self._turn_word_refusal(seat, word.word) is None:
+                    acts.append(word)
         if window is not None and self._allows(seat, CALL):
             acts.append(CALL)
         if self.config.call == "window":
