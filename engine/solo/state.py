@@ -457,7 +457,7 @@ class State:
     def _laying_order(self, seat: int, card: Card) -> list[int]:
         """The slots of ``seat``'s hand holding ``card``, in the order the seat lays them: the card
         drawn this turn first, then in arrival order."""
-        slots = (self._by_card.get(seat) or self._slots_by_card(seat)).get(card, [])
+        slots = (self._by_card.get(seat) or self._slots_by_card(seat)).get(card, [])  # (a hot path)
         drawn = self.drawn_slot
         if drawn is None or seat != self.turn or self.cards.get(drawn) is not card or slots[:1] == [drawn]:
             return slots
@@ -485,16 +485,16 @@ class State:
         """Every legal multiples play (docs/rules.md 1.4) from ``faces`` (``seat``'s, in canonical
         order): 3 or more number cards of one number, any first and last, the middle in canonical
         order."""
-        held = self._slots_by_card(seat)
+        slots_of = self._slots_by_card(seat)
         out: list[Action] = []
         by_number: dict[int, list[Card]] = {}
         for c in faces:
             if c.number:
                 by_number.setdefault(c.number, []).append(c)
         for same in by_number.values():
-            if sum(len(held[f]) for f in same) < 3:
+            if sum(len(slots_of[f]) for f in same) < 3:
                 continue
-            for pick in product(*(range(len(held[f]) + 1) for f in same)):
+            for pick in product(*(range(len(slots_of[f]) + 1) for f in same)):
                 chosen = [f for f, k in zip(same, pick, strict=True) for _ in range(k)]
                 if len(chosen) < 3:
                     continue
