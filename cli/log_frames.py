@@ -179,7 +179,7 @@ def load_frames(path: Path, data: bytes) -> Frames:
 
 def _table_frames(path: Path) -> Frames:
     from cardtable.cli.hidden_rounds import dealt_rounds
-    from cardtable.cli.table_logs import read_meta, read_table_log, torn_warning, version_warning
+    from cardtable.cli.table_logs import log_warnings, read_meta, read_table_log
 
     try:
         log = read_table_log(path)
@@ -210,9 +210,8 @@ def _table_frames(path: Path) -> Frames:
         same = frames.at(len(frames)).digest() == match.digest()
     if log.error:
         click.echo(f"cardtable: {path}: {log.error}: using the {len(frames)} moves before it", err=True)
-    for warning in (torn_warning(log), version_warning(log)):
-        if warning:
-            click.echo(warning, err=True)
+    for warning in log_warnings(log):
+        click.echo(warning, err=True)
     if not same:
         raise click.ClickException(f"{path}: its moves do not replay to its match (a damaged log?)")
     return frames

@@ -12,13 +12,7 @@ from typing import Any
 import click
 
 from cardtable.cli.player_words import Note, words
-from cardtable.cli.table_logs import (
-    is_table_log,
-    read_log_file,
-    read_table_log,
-    torn_warning,
-    version_warning,
-)
+from cardtable.cli.table_logs import is_table_log, log_warnings, read_log_file, read_table_log
 from cardtable.engine.log import Replay
 from cardtable.engine.log import replay as replay_log
 
@@ -97,9 +91,8 @@ def _replay_table(file: Path, verify: bool) -> None:
         log = read_table_log(file)
     except (OSError, ValueError) as err:
         raise click.ClickException(f"cannot read the table log {file}: {err}") from None
-    for warning in (torn_warning(log), version_warning(log)):
-        if warning:
-            click.echo(warning, err=True)
+    for warning in log_warnings(log):
+        click.echo(warning, err=True)
     table = log.table
     if table.config is None:
         raise click.ClickException(f"{file}: a table log without its table (no committed entry)")

@@ -123,11 +123,16 @@ def version_warning(log: TableLog) -> str | None:
     table = log.table
     if table.config is None or table.config.game != "solo" or table.hides():
         return None
-    if not any(a.kind == "act" and a.ok and a.summary.split(" ", 2)[2:] == ["decline"] for a in log.applied):
+    if not any(e.kind == "decline" for a in log.applied for e in a.events):
         return None  # no Protection window declined: the rule changed nothing
     kept = "6 or older" if log.wire is None else str(log.wire)
     return (f"cardtable: {log.path}: kept by wire {kept} at an open-hands SOLO table (hidden-hands tables "
             f"played 1.8.18 already), {RULE_1_8_18_CHANGED}")
+
+
+def log_warnings(log: TableLog) -> list[str]:
+    """The lines a command that reads ``log`` says on stderr before it goes on."""
+    return [w for w in (torn_warning(log), version_warning(log)) if w]
 
 
 @dataclass(frozen=True)
