@@ -3,6 +3,7 @@
     python -m cardtable.ai.expert --game scout --seed 1
     python -m cardtable.ai.expert --game solo --seed 1 --ray            # self-play on a local Ray cluster
     python -m cardtable.ai.expert --game scout --seed 1 --ray HOST:6379 # ... on a running one
+    python -m cardtable.ai.expert --game scout --seed 1 --init ai/weights/policy-scout.json # more
 
 Each generation deals ``rounds`` rounds (the engine's deal, seeded; the table sizes of
 ``--players`` in turn and, SOLO, both editions in turn) and lets the search play every seat
@@ -16,8 +17,9 @@ seeded stream) to the examples of the last ``--window`` generations, starting fr
 generation before's weights. The rounds are played in chunks of ``CHUNK``, each with its own
 seeds, here or as Ray tasks with ``--ray [ADDRESS]``: the same examples either way. The file
 written (``ai/weights/policy-<game>.json`` unless ``--out``) holds the weights and how they
-were made; the ``learned`` level plays it and ``prior=net`` searches with it (docs/ai.md,
-"Expert iteration").
+were made (with ``--init FILE``, which continues from FILE's weights and numbers its generations
+on, the chain of commands that makes it from scratch); the ``learned`` level plays it and
+``prior=net`` searches with it (docs/ai.md, "Expert iteration").
 """
 
 from __future__ import annotations
@@ -205,10 +207,37 @@ def agreement(net: dict[str, Any], examples: Examples) -> float:
     return float(np.mean(hits))
 
 
-def command_line(args: argparse.Namespace) -> str:
-    return (f"python -m cardtable.ai.expert --game {args.game} --players {args.players}"
-            f" --generations {args.generations} --rounds {args.rounds} --iterations {args.iterations}"
-            f" --hidden {args.hidden} --epochs {args.epochs} --window {args.window} --seed {args.seed}")
+def command_line(args: argparse.Namespace, generations: int) -> str:
+    """The command that makes the file after ``generations`` generations: with ``--init``, the
+    chain of commands, the one that made the starting file first."""
+    own = (f"python -m cardtable.ai.expert --game {args.game} --players {args.players}"
+           f" --generations {generations} --rounds {args.rounds} --iterations {args.iterations}"
+           f" --hidden {args.hidden} --epochs {args.epochs} --window {args.window} --seed {args.seed}")
+    if args.init is None:
+        return own
+    return f"{args.start['made']['command']} && {own} --init {args.init}"
+
+
+def read_start(path: Path, game: str, hidden: int) -> dict[str, Any]:
+    """The policy file ``--init`` continues from; ValueError saying what is wrong otherwise."""
+    from cardtable.ai.policy_net import make_policy
+
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"cannot read --init {path}: {err}") from None
+    try:
+        make_policy(data)
+        made = data["made"]
+        width = len(data["w1"])
+        if not isinstance(made["command"], str) or not isinstance(made["generations"], list):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"--init {path} is not a policy file written by this command") from None
+    if data["game"] != game or width != hidden:
+        raise ValueError(f"--init {path} is a {data['game']} policy of {width} hidden units, "
+                         f"not {game} with --hidden {hidden}")
+    return data
 
 
 def train(args: argparse.Namespace, echo: Any = print) -> dict[str, Any]:
@@ -216,11 +245,18 @@ def train(args: argparse.Namespace, echo: Any = print) -> dict[str, Any]:
     import numpy as np
 
     players = [int(p) for p in args.players.split(",")]
+    start = getattr(args, "start", None)
     weights: dict[str, Any] | None = None
+    history: list[dict[str, Any]] = []
+    before = 0.0
+    if start is not None:
+        weights = {k: v for k, v in start.items() if k != "made"}
+        history = list(start["made"]["generations"])
+        before = float(start["made"].get("seconds", 0.0))
     kept: list[Examples] = []
-    history = []
+    first = len(history)
     started = time.perf_counter()
-    for generation in range(args.generations):
+    for generation in range(first, first + args.generations):
         t0 = time.perf_counter()
         examples = self_play(args.game, players, args.seed, generation, args.rounds, args.iterations, weights,
                              args.ray)
@@ -230,7 +266,8 @@ def train(args: argparse.Namespace, echo: Any = print) -> dict[str, Any]:
                 np.concatenate([e[2] for e in kept]))
         net, loss = fit(data, args.hidden, args.epochs, args.seed + generation, weights)
         weights = {"format": FORMAT, "kind": "policy", "game": args.game, **net}
-        row: dict[str, Any] = {"generation": generation, "decisions": int(len(examples[1])),
+        row: dict[str, Any] = {"generation": generation, "iterations": args.iterations,
+                               "decisions": int(len(examples[1])),
                                "loss": round(loss, 4),
                                "agreement": round(agreement(net, examples), 3),
                                "prior_agreement": None if fresh is None else round(fresh, 3),
@@ -240,12 +277,12 @@ def train(args: argparse.Namespace, echo: Any = print) -> dict[str, Any]:
              f"best = the search's {100 * row['agreement']:.1f}%"
              + (f" (the previous net on these: {100 * fresh:.1f}%)" if fresh is not None else "")
              + f", {row['seconds']} s")
+        made = {"command": command_line(args, generation + 1 - first), "generations": history,
+                "seconds": round(before + time.perf_counter() - started, 1)}
         if args.out:
-            write(args.out, {**weights, "made": {"command": command_line(args), "generations": history,
-                                                 "seconds": round(time.perf_counter() - started, 1)}})
+            write(args.out, {**weights, "made": made})
     assert weights is not None
-    return {**weights, "made": {"command": command_line(args), "generations": history,
-                                "seconds": round(time.perf_counter() - started, 1)}}
+    return {**weights, "made": made}
 
 
 def write(path: Path, content: dict[str, Any]) -> None:
@@ -265,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=2, help="generations of examples fitted")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="the file to write (default ai/weights/policy-<game>.json)")
+    parser.add_argument("--init", type=Path, help="a policy file to continue from: its weights, its "
+                        "generations' numbering and rows; the command that made it heads the new file's")
     add_ray_argument(parser, "the self-play rounds")
     args = parser.parse_args(argv)
     try:
@@ -283,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out = args.out or policy_path(args.game)
     try:
+        args.start = read_start(args.init, args.game, args.hidden) if args.init is not None else None
         if args.ray is not None:
             from cardtable.ai.runner_ray import check_ray
 

@@ -43,6 +43,34 @@ def test_a_tiny_run_writes_a_policy_that_loads_and_repeats_with_its_seed(tmp_pat
     assert other["w1"] != first["w1"]
 
 
+def test_init_continues_a_policy_and_its_file_says_the_chain_of_commands(tmp_path: Path) -> None:
+    first = tiny_run(tmp_path, "scout", "a.json")
+    more = tiny_run(tmp_path, "scout", "b.json", "--generations", "1", "--init", str(tmp_path / "a.json"))
+    rows = more["made"]["generations"]
+    assert [g["generation"] for g in rows] == [0, 1, 2] and rows[:2] == first["made"]["generations"]
+    assert rows[2]["prior_agreement"] is not None  # the first new generation searched with a.json's net
+    command = more["made"]["command"]
+    assert command.startswith(first["made"]["command"] + " && python -m cardtable.ai.expert --game scout ")
+    assert command.endswith(f"--generations 1 --rounds 3 --iterations 30 --hidden 8 --epochs 2 --window 2 "
+                            f"--seed 3 --init {tmp_path / 'a.json'}")
+    assert more["w1"] != first["w1"]
+
+
+@pytest.mark.parametrize(("game", "hidden", "said"), [
+    ("scout", "9", "is a scout policy of 8 hidden units, not scout with --hidden 9"),
+    ("solo", "8", "is a scout policy of 8 hidden units, not solo with --hidden 8")])
+def test_an_init_that_does_not_fit_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str,
+                                               hidden: str, said: str) -> None:
+    tiny_run(tmp_path, "scout", "a.json", "--generations", "1")
+    capsys.readouterr()
+    argv = ["--game", game, *TINY, "--hidden", hidden, "--init", str(tmp_path / "a.json"),
+            "--out", str(tmp_path / "b.json")]
+    assert expert.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("expert: --init ") and said in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "b.json").exists()
+
+
 def one_hot_policy(game: str, column: int, weight: float) -> Any:
     """A policy whose logit is ``weight`` x tanh(input ``column``)."""
     zero = [0.0] * POLICY_INPUTS
@@ -132,7 +160,8 @@ def test_a_policy_of_another_game_is_refused() -> None:
         PolicyModel("scout", [0.0], [1.0], [[0.0]], [0.0], [0.0], 0.0)
 
 
-BAD = [["--players", "1"], ["--players", "x"], ["--rounds", "0"], ["--hidden", "65"]]
+BAD = [["--players", "1"], ["--players", "x"], ["--rounds", "0"], ["--hidden", "65"],
+       ["--init", "no-such-policy.json"], ["--init", "pyproject.toml"]]
 
 
 @pytest.mark.parametrize("args", BAD)
