@@ -34,9 +34,12 @@ _WORDS = {a.word: a for a in (DRAW, KEEP, CALL, DECLINE, OWED, CLEAR)}
 MAX_SLOT_DIGITS = 5
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class SlotPlay:
-    """Lay the cards of ``slots`` (``cards``: their proven faces) with the play's decisions."""
+    """Lay the cards of ``slots`` (``cards``: their proven faces) with the play's decisions.
+
+    A value, never changed once made; not a frozen dataclass only because every play applied
+    builds one and a frozen one costs three times as much to build (as python-chess's Move)."""
 
     cards: tuple[Card, ...]
     slots: tuple[int, ...]

@@ -38,7 +38,7 @@ from cardtable.engine.errors import IllegalAction, ParseError
 from cardtable.engine.game import Event
 from cardtable.engine.shuffle import Stream
 from cardtable.engine.solo.actions import CALL, DECLINE, DRAW, KEEP, Action, Catch, Play, Simple
-from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, Card, deck, hand_points, parse_card
+from cardtable.engine.solo.cards import COLOUR_NAMES, COLOURS, FACES, Card, deck, hand_points, parse_card
 from cardtable.engine.solo.config import MAX_PLAYERS, SOLO_PENALTY, Config
 from cardtable.engine.solo.slot_actions import (
     CLEAR,
@@ -72,6 +72,7 @@ _INDEX = attrgetter("index")
 _DUE: tuple[bool | None, bool | None] = (True, True)
 _NOT_DUE: tuple[bool | None, bool | None] = (False, False)
 _CATCHES = tuple(Catch(t) for t in range(MAX_PLAYERS))
+_SINGLES = {c: Play((c,)) for c in FACES}  # each card laid alone, with no choice to make
 _SLOT_ACTIONS = (SlotPlay, Simple, Catch)
 _KIND_NAMES = {"skip": "Skip", "gift": "Gift", "swap": "Swap", "pass": "Pass hands"}
 
@@ -397,35 +398,43 @@ class State:
         return all(truth for _, truth in claims)
 
     def _plays(self, seat: int, faces: list[Card]) -> list[Action]:
-        """Every legal way to play each of ``faces`` alone, with its choices and call."""
+        """Every legal way to play each of ``faces`` alone, with its choices and call (a hot path:
+        ``fits``, ``_laying_order`` and ``_call_could_be_due``'s size test are inlined)."""
         if not faces:
             return []
         order = self._laying_order
         if self._free_turn(seat):  # _placement's common case: the card fits
-            fits = self.fits
-            placeable = [c for c in faces if fits(c)]
+            colour, top = self.colour, self.top
+            if colour is None:
+                placeable = faces
+            else:
+                top_rank = None if top.black else top.rank
+                placeable = [c for c in faces if c.black or c.colour == colour or c.rank == top_rank]
         elif self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
             placeable = [c for c in faces if self._jump_in_ok(seat, c, False)]
         else:
             if seat == self.turn and self.drawn_slot is not None:  # only the drawn card is laid now
                 faces = [c for c in faces if c is self.cards.get(self.drawn_slot)]
             placeable = [c for c in faces if self._placement(seat, c, (order(seat, c)[0],)) is None]
+        by_card = self._slots_by_card(seat) if self.drawn_slot is None or seat != self.turn else None
+        kept, sizes = len(self.held[seat]) - 1, self._call_sizes
         out: list[Action] = []
         for card in placeable:
-            slot = order(seat, card)[0]
+            slot = by_card[card][0] if by_card is not None else order(seat, card)[0]
             rank = card.rank
             gifts: list[tuple[Card, ...]] = [()]
             if rank == "gift":
                 gifts = _gift_choices(self.pile(s for s in self.held[seat] if s != slot))
             for gift in gifts:
                 given = tuple(sorted(self._lay(seat, (card, *gift))[1:])) if gift else ()
-                call = self._call_allowed(seat, (slot,), given, rank)
+                call = ((kept - len(given) in sizes or kept in sizes)
+                        and self._call_allowed(seat, (slot,), given, rank))
                 if rank in ("wild", "wd4"):
                     forms = [Play((card,), colour=c) for c in COLOURS]
                 elif rank in ("swap", "gift"):
                     forms = [Play((card,), target=t, gift=gift) for t in range(self.n) if t != seat]
                 else:
-                    forms = [Play((card,))]
+                    forms = [_SINGLES[card]]
                 for play in forms:
                     out.append(play)
                     if call:
@@ -525,6 +534,10 @@ class State:
         """``action`` of ``seat`` written on slots (this view knows the cards it names)."""
         if not isinstance(action, Play):
             return action
+        if len(action.cards) == 1 and not action.gift:  # the common case
+            order = self._laying_order(seat, action.cards[0])
+            if order:
+                return SlotPlay(action.cards, (order[0],), action.colour, action.target, (), action.call)
         slots = self._lay(seat, action.cards + action.gift if action.gift else action.cards)
         if len(action.cards) > 1:
             return slot_multiples(list(zip(action.cards, slots, strict=True)), action.call)
@@ -1004,8 +1017,10 @@ class State:
         react = self.react
         protecting = react is not None and seat in react.pending and play.card.rank == "prot"
         jumping = not protecting and seat != self.turn
+        cards = self.cards
         for c, s in zip(play.cards, play.slots, strict=True):
-            self._open(s, c)
+            if cards.get(s) is not c:  # (``_open``, inlined)
+                self.learn(s, c)
             self._remove(seat, s)
         self.discard_slots.extend(play.slots)
         self.laid_by = seat
