@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import product
-from operator import attrgetter
+from itertools import product, repeat
+from operator import attrgetter, is_
 from typing import Any
 
 from cardtable.engine.errors import IllegalAction, ParseError
@@ -172,6 +172,7 @@ class State:
         self._legal: dict[int, list[Action]] = {}
         self._hands: dict[int, list[Card]] = {}
         self._by_card: dict[int, dict[Card, list[int]]] = {}  # see _slots_by_card
+        self._faces: dict[int, list[Card]] = {}  # the keys of _by_card[seat], in canonical order
 
     # --- what this view knows ------------------------------------------------------------
     def learn(self, slot: int, card: Card) -> None:
@@ -191,6 +192,7 @@ class State:
                                 f"slot {slot} cannot hold one more")
         self.cards[slot] = card
         self._by_card.clear()
+        self._faces.clear()
         self._forget()
 
     def where(self, slot: int) -> tuple[str, int | None, int] | None:
@@ -362,7 +364,8 @@ class State:
         window = self.window_of(seat)
         if self.hidden and (not self.knows_hand(seat) or (window is not None and len(window.mine) > 1)):
             raise IllegalAction(f"this view does not know every card of seat {seat}'s hand")
-        faces = sorted(self._slots_by_card(seat), key=_INDEX)
+        self._slots_by_card(seat)
+        faces = self._faces[seat]
         react = self.react
         acts: list[Action] = []
         if react is not None and seat in react.pending:  # protect first, then decline, then jump in
@@ -447,8 +450,9 @@ class State:
         return self.react is None and seat == self.turn and self.drawn_slot is None and not self.penalty
 
     def _slots_by_card(self, seat: int) -> dict[Card, list[int]]:
-        """Each card this view knows in ``seat``'s hand, with the slots holding it in arrival order:
-        worked out once, then kept up to date as slots come and go (``_give``, ``_remove``)."""
+        """Each card this view knows in ``seat``'s hand, with the slots holding it in arrival order
+        (and ``_faces[seat]``: those cards in canonical order): worked out once, then kept up to
+        date as slots come and go (``_give``, ``_remove``, ``_pass``)."""
         by_card = self._by_card.get(seat)
         if by_card is None:
             cards = self.cards
@@ -461,6 +465,7 @@ class State:
                     by_card[card].append(s)
                 else:
                     by_card[card] = [s]
+            self._faces[seat] = sorted(by_card, key=_INDEX)
         return by_card
 
     def _laying_order(self, seat: int, card: Card) -> list[int]:
@@ -778,8 +783,10 @@ class State:
         ``handed`` then lists the (seat, slot) pairs that changed holder."""
         if isinstance(action, str):
             action = parse_slot_action(action)
-        # an open table's listed action was judged legal by _claims, and makes no claim
-        listed = not self.hidden and action in self._legal.get(seat, ())
+        # an open table's listed action was judged legal by _claims, and makes no claim; the one
+        # picked from the list is that very object (compared by identity first, in C: a hot path)
+        legal = self._legal.get(seat, ())
+        listed = not self.hidden and (any(map(is_, legal, repeat(action))) or action in legal)
         if isinstance(action, Play):
             if not 0 <= seat < self.n:
                 raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
@@ -1006,6 +1013,7 @@ class State:
         for slot, card in zip(self.draw_slots, reversed(cards), strict=True):
             self.cards[slot] = card
         self._by_card.clear()
+        self._faces.clear()
         self._forget()
 
     def _open(self, slot: int, card: Card) -> None:
@@ -1156,11 +1164,14 @@ class State:
         if len(ring) < 2:
             return
         old = {s: self.held[s] for s in ring}
+        by_card = {s: self._by_card.pop(s, None) for s in ring}  # a hand's cards by slot go with it
+        faces = {s: self._faces.pop(s, None) for s in ring}
         for i, s in enumerate(ring):
             nxt = ring[(i + 1) % len(ring)]
             self.held[nxt] = old[s]
             self.handed += [(nxt, slot) for slot in old[s]]
-            self._by_card.pop(nxt, None)
+            if by_card[s] is not None:
+                self._by_card[nxt], self._faces[nxt] = by_card[s], faces[s]
         if self.hidden:
             return
         for row in self.known:  # what a seat knew of a hand travels with it
@@ -1183,6 +1194,7 @@ class State:
                 by_card[card].append(slot)
             else:
                 by_card[card] = [slot]
+                _insert(self._faces[seat], card)
 
     def _remove(self, seat: int, slot: int) -> None:
         """``slot`` leaves ``seat``'s hand."""
@@ -1194,6 +1206,7 @@ class State:
             slots.remove(slot)
             if not slots:
                 del by_card[card]
+                self._faces[seat].remove(card)
         if not self.hidden:
             assert card is not None
             for row in self.known:
