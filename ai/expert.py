@@ -5,21 +5,21 @@
     python -m cardtable.ai.expert --game scout --seed 1 --ray HOST:6379 # ... on a running one
     python -m cardtable.ai.expert --game scout --seed 1 --init ai/weights/policy-scout.json # more
 
-Each generation deals ``rounds`` rounds (the engine's deal, seeded; the table sizes of
-``--players`` in turn and, SOLO, both editions in turn) and lets the search play every seat
-(``--iterations`` a move, PUCT at the root so that its visits are a distribution; from the
-second generation on its prior is the network of the generation before, ``prior=net``, for
-every seat). Every searched decision gives a training example: each candidate move's inputs
-(ai/_policy.pxi: the position from the mover's side and the move, the heuristic's value of it
-among them) and the share of the root's visits it got. A network with one hidden layer is then
-fitted (numpy, Adam, softmax cross-entropy over each decision's moves, minibatches drawn from a
-seeded stream) to the examples of the last ``--window`` generations, starting from the
-generation before's weights. The rounds are played in chunks of ``CHUNK``, each with its own
-seeds, here or as Ray tasks with ``--ray [ADDRESS]``: the same examples either way. The file
-written (``ai/weights/policy-<game>.json`` unless ``--out``) holds the weights and how they
-were made (with ``--init FILE``, which continues from FILE's weights and numbers its generations
-on, the chain of commands that makes it from scratch); the ``learned`` level plays it and
-``prior=net`` searches with it (docs/ai.md, "Expert iteration").
+Each generation deals ``rounds`` rounds (the engine's deal, seeded; the table sizes of ``--players``
+in turn and, SOLO, both editions in turn) and lets the search play every seat (``--iterations`` a
+move, PUCT at the root so that its visits are a distribution; from the second generation on its
+prior is the network of the generation before, ``prior=net``, for every seat; ``--search`` adds
+settings, e.g. ``reward_mode=1``). Every searched decision gives a training example: each candidate
+move's inputs (ai/_policy.pxi: the position from the mover's side and the move, the heuristic's
+value of it among them) and the share of the root's visits it got. A network with one hidden layer
+is then fitted (numpy, Adam, softmax cross-entropy over each decision's moves, minibatches drawn
+from a seeded stream) to the examples of the last ``--window`` generations, starting from the
+generation before's weights. The rounds are played in chunks of ``CHUNK``, each with its own seeds,
+here or as Ray tasks with ``--ray [ADDRESS]``: the same examples either way. The file written
+(``ai/weights/policy-<game>.json`` unless ``--out``) holds the weights and how they were made (with
+``--init FILE``, which continues from FILE's weights and numbers its generations on, the chain of
+commands that makes it from scratch); the ``learned`` level plays it and ``prior=net`` searches with
+it (docs/ai.md, "Expert iteration").
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cardtable.ai.ismcts import IsmctsBot
+from cardtable.ai.ismcts import IsmctsBot, parse_level
 from cardtable.ai.policy_net import FORMAT, make_policy, policy_path
 from cardtable.ai.runner_ray import add_ray_argument
 from cardtable.ai.value_train import adam_step
@@ -80,14 +80,15 @@ def table(game: str, index: int, players: list[int]) -> Any:
     return SoloConfig.preset(edition, n)
 
 
-def level_of(game: str, iterations: int, guided: bool) -> str:
-    """The self-play search: PUCT at the root, the other seats searched too; SCOUT's moves keyed by cards."""
+def level_of(game: str, iterations: int, guided: bool, search: str = "") -> str:
+    """The self-play search: PUCT at the root, the other seats searched too; SCOUT's moves keyed by
+    cards; ``search``'s settings (e.g. ``reward_mode=1``) after them."""
     level = f"{iterations}" + ("+keys=cards" if game == "scout" else "")
-    return level + ("+prior=net+policy_all=1" if guided else "")
+    return level + ("+prior=net+policy_all=1" if guided else "") + (f"+{search}" if search else "")
 
 
 def play_chunk(game: str, players: list[int], seed: int, generation: int, start: int, stop: int,
-               iterations: int, weights: dict[str, Any] | None) -> Examples:
+               iterations: int, weights: dict[str, Any] | None, search: str = "") -> Examples:
     """Self-play rounds ``start`` to ``stop`` - 1 of ``generation`` (the previous generation's
     ``weights`` as the prior; None: the heuristic's): their examples."""
     import numpy as np
@@ -96,7 +97,7 @@ def play_chunk(game: str, players: list[int], seed: int, generation: int, start:
     from cardtable.engine.match import Match
 
     policy = make_policy(weights) if weights else None
-    level = level_of(game, iterations, policy is not None)
+    level = level_of(game, iterations, policy is not None, search)
     rows: list[Any] = []
     sizes: list[int] = []
     targets: list[float] = []
@@ -115,11 +116,11 @@ def play_chunk(game: str, players: list[int], seed: int, generation: int, start:
 
 
 def self_play(game: str, players: list[int], seed: int, generation: int, rounds: int, iterations: int,
-              weights: dict[str, Any] | None, ray: str | None = None) -> Examples:
+              weights: dict[str, Any] | None, ray: str | None = None, search: str = "") -> Examples:
     """A generation's examples, its rounds in chunks (Ray tasks with ``ray``: an address, "" local)."""
     import numpy as np
 
-    calls = [(game, players, seed, generation, start, min(start + CHUNK, rounds), iterations, weights)
+    calls = [(game, players, seed, generation, start, min(start + CHUNK, rounds), iterations, weights, search)
              for start in range(0, rounds, CHUNK)]
     if ray is None:
         parts = [play_chunk(*call) for call in calls]
@@ -212,7 +213,8 @@ def command_line(args: argparse.Namespace, generations: int) -> str:
     chain of commands, the one that made the starting file first."""
     own = (f"python -m cardtable.ai.expert --game {args.game} --players {args.players}"
            f" --generations {generations} --rounds {args.rounds} --iterations {args.iterations}"
-           f" --hidden {args.hidden} --epochs {args.epochs} --window {args.window} --seed {args.seed}")
+           f" --hidden {args.hidden} --epochs {args.epochs} --window {args.window} --seed {args.seed}"
+           + (f" --search {args.search}" if args.search else ""))
     if args.init is None:
         return own
     return f"{args.start['made']['command']} && {own} --init {args.init}"
@@ -259,7 +261,7 @@ def train(args: argparse.Namespace, echo: Any = print) -> dict[str, Any]:
     for generation in range(first, first + args.generations):
         t0 = time.perf_counter()
         examples = self_play(args.game, players, args.seed, generation, args.rounds, args.iterations, weights,
-                             args.ray)
+                             args.ray, args.search)
         fresh = agreement(weights, examples) if weights else None
         kept = [*kept[1 - args.window:], examples] if args.window > 1 else [examples]
         data = (np.concatenate([e[0] for e in kept]), np.concatenate([e[1] for e in kept]),
@@ -302,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=2, help="generations of examples fitted")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="the file to write (default ai/weights/policy-<game>.json)")
+    parser.add_argument("--search", default="", help="more settings of the self-play search, '+'-separated "
+                        "(e.g. reward_mode=1: a seat's reward is its margin over the best other)")
     parser.add_argument("--init", type=Path, help="a policy file to continue from: its weights, its "
                         "generations' numbering and rows; the command that made it heads the new file's")
     add_ray_argument(parser, "the self-play rounds")
@@ -322,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out = args.out or policy_path(args.game)
     try:
+        if args.search:
+            parse_level(level_of(args.game, args.iterations, True, args.search))
         args.start = read_start(args.init, args.game, args.hidden) if args.init is not None else None
         if args.ray is not None:
             from cardtable.ai.runner_ray import check_ray

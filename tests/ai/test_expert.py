@@ -56,6 +56,16 @@ def test_init_continues_a_policy_and_its_file_says_the_chain_of_commands(tmp_pat
     assert more["w1"] != first["w1"]
 
 
+def test_search_settings_reach_the_self_play_and_the_command(tmp_path: Path) -> None:
+    level = expert.level_of("scout", 30, True, "reward_mode=1")
+    assert level == "30+keys=cards+prior=net+policy_all=1+reward_mode=1"
+    plain = tiny_run(tmp_path, "scout", "a.json", "--generations", "1")
+    margin = tiny_run(tmp_path, "scout", "b.json", "--generations", "1", "--search", "reward_mode=1")
+    assert margin["made"]["command"].endswith(" --seed 3 --search reward_mode=1")
+    assert " --search" not in plain["made"]["command"]
+    assert margin["made"]["generations"][0]["loss"] != plain["made"]["generations"][0]["loss"]
+
+
 @pytest.mark.parametrize(("game", "hidden", "said"), [
     ("scout", "9", "is a scout policy of 8 hidden units, not scout with --hidden 9"),
     ("solo", "8", "is a scout policy of 8 hidden units, not solo with --hidden 8")])
@@ -161,7 +171,8 @@ def test_a_policy_of_another_game_is_refused() -> None:
 
 
 BAD = [["--players", "1"], ["--players", "x"], ["--rounds", "0"], ["--hidden", "65"],
-       ["--init", "no-such-policy.json"], ["--init", "pyproject.toml"]]
+       ["--init", "no-such-policy.json"], ["--init", "pyproject.toml"], ["--search", "reward_mod=1"],
+       ["--search", "reward_mode=x"]]
 
 
 @pytest.mark.parametrize("args", BAD)
