@@ -28,10 +28,11 @@ actions of the seats that may take them; when two seats act at once the log's or
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import product, repeat
-from operator import attrgetter, is_
+from itertools import product
+from operator import attrgetter
 from typing import Any
 
 from cardtable.engine.errors import IllegalAction, ParseError
@@ -108,6 +109,13 @@ class State:
     where unknown, then any reshuffle's cards known in advance); ``new_round`` deals an open one.
     """
 
+    # slots: 36 attributes are more than CPython keeps in an instance's shared-key values, so a
+    # __dict__ would make every attribute access a dictionary lookup
+    __slots__ = ("config", "_call_sizes", "round_no", "n", "seed", "hidden", "deals", "next_slot", "cards",
+                 "_later", "held", "draw_slots", "discard_slots", "reshuffles", "ready", "turn", "direction",
+                 "colour", "penalty", "penalty_kind", "drawn_slot", "jump", "laid_by", "windows", "react",
+                 "asked", "_closing", "winner", "judgements", "handed", "steps", "known", "_legal", "_hands",
+                 "_by_card", "_faces")
     deals: list[Deal]
     draw_slots: list[int]  # drawn first to last
     _later: dict[int, Card]
@@ -383,7 +391,7 @@ class State:
         if window is not None and self._allows(seat, CALL):
             acts.append(CALL)
         if self.config.call == "window":
-            acts += [c for c in _CATCHES[:self.n] if self._catch_refusal(seat, c.target) is None]
+            acts += [c for c in _CATCHES[:self.n] if c.target != seat]  # (``_catch_refusal``, inlined)
         return acts
 
     def _forget(self) -> None:
@@ -501,13 +509,14 @@ class State:
         order."""
         slots_of = self._slots_by_card(seat)
         out: list[Action] = []
-        by_number: dict[int, list[Card]] = {}
+        copies: dict[int, int] = {}  # number cards of each number in the hand
         for c in faces:
             if c.number:
-                by_number.setdefault(c.number, []).append(c)
-        for same in by_number.values():
-            if sum(len(slots_of[f]) for f in same) < 3:
+                copies[c.number] = copies.get(c.number, 0) + len(slots_of[c])
+        for number, count in copies.items():
+            if count < 3:
                 continue
+            same = [c for c in faces if c.number == number]
             for pick in product(*(range(len(slots_of[f]) + 1) for f in same)):
                 chosen = [f for f, k in zip(same, pick, strict=True) for _ in range(k)]
                 if len(chosen) < 3:
@@ -783,10 +792,16 @@ class State:
         ``handed`` then lists the (seat, slot) pairs that changed holder."""
         if isinstance(action, str):
             action = parse_slot_action(action)
-        # an open table's listed action was judged legal by _claims, and makes no claim; the one
-        # picked from the list is that very object (compared by identity first, in C: a hot path)
-        legal = self._legal.get(seat, ())
-        listed = not self.hidden and (any(map(is_, legal, repeat(action))) or action in legal)
+        # an open table's listed action was judged legal by _claims, and makes no claim
+        listed = False
+        if not self.hidden:
+            legal = self._legal.get(seat, ())
+            for listed_action in legal:  # one picked from the list is that very object (a hot path)
+                if listed_action is action:
+                    listed = True
+                    break
+            else:
+                listed = action in legal
         if isinstance(action, Play):
             if not 0 <= seat < self.n:
                 raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
@@ -818,7 +833,7 @@ class State:
                 self._decline(seat, events)
             else:
                 self.jump = False
-                closing = [w for w in self.windows if w.seat != seat]
+                closing = [w for w in self.windows if w.seat != seat] if self.windows else None
                 if closing:
                     self._closing = (seat, action, closing)
                     self._continue_closing(events)
@@ -1026,9 +1041,9 @@ class State:
         protecting = react is not None and seat in react.pending and play.card.rank == "prot"
         jumping = not protecting and seat != self.turn
         cards = self.cards
-        for c, s in zip(play.cards, play.slots, strict=True):
-            if cards.get(s) is not c:  # (``_open``, inlined)
-                self.learn(s, c)
+        for i, s in enumerate(play.slots):
+            if cards.get(s) is not play.cards[i]:  # (``_open``, inlined)
+                self.learn(s, play.cards[i])
             self._remove(seat, s)
         self.discard_slots.extend(play.slots)
         self.laid_by = seat
@@ -1043,7 +1058,8 @@ class State:
             return
         if play.card.rank not in SETTLED:
             due = self._due(rest)
-            self._judge(seat, (True if play.call else due[0], due[1]), play.call)
+            if play.call or due != _NOT_DUE or self.windows:  # else no window opens or changes
+                self._judge(seat, (True if play.call else due[0], due[1]), play.call)
         if protecting and react is not None and react.kind != "skip":
             self._protect(seat, play.top, react, events)
             return
@@ -1164,14 +1180,14 @@ class State:
         if len(ring) < 2:
             return
         old = {s: self.held[s] for s in ring}
-        by_card = {s: self._by_card.pop(s, None) for s in ring}  # a hand's cards by slot go with it
-        faces = {s: self._faces.pop(s, None) for s in ring}
+        # a hand's cards by slot go with it (those worked out: see _slots_by_card)
+        worked = {s: (self._by_card.pop(s), self._faces.pop(s)) for s in ring if s in self._by_card}
         for i, s in enumerate(ring):
             nxt = ring[(i + 1) % len(ring)]
             self.held[nxt] = old[s]
             self.handed += [(nxt, slot) for slot in old[s]]
-            if by_card[s] is not None:
-                self._by_card[nxt], self._faces[nxt] = by_card[s], faces[s]
+            if s in worked:
+                self._by_card[nxt], self._faces[nxt] = worked[s]
         if self.hidden:
             return
         for row in self.known:  # what a seat knew of a hand travels with it
@@ -1481,11 +1497,8 @@ def _gift_choices(rest: list[Card]) -> list[tuple[Card, ...]]:
 
 
 def _insert(hand: list[Card], card: Card) -> None:
-    """Insert keeping canonical order."""
-    i = len(hand)
-    while i and hand[i - 1].index > card.index:
-        i -= 1
-    hand.insert(i, card)
+    """Insert keeping canonical order (after any equal card)."""
+    insort(hand, card, key=_INDEX)
 
 
 def _texts(cards: Iterable[Card]) -> list[str]:
