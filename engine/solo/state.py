@@ -811,7 +811,8 @@ class State:
         if not isinstance(action, _SLOT_ACTIONS):
             raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
         claims = [] if listed else self._claims(seat, action)
-        self._forget()
+        self._legal.clear()  # (``_forget``, inlined: a hot path)
+        self._hands.clear()
         self.handed = []
         events: list[Event] = []
         word = action.word if isinstance(action, Simple) else None
@@ -1194,10 +1195,11 @@ class State:
             before = {s: row[s] for s in ring}
             for i, s in enumerate(ring):
                 row[ring[(i + 1) % len(ring)]] = before[s]
+        cards = self.cards
         for i, s in enumerate(ring):
             nxt = ring[(i + 1) % len(ring)]
             self.known[s][s] = []
-            self.known[s][nxt] = self.hand(nxt)
+            self.known[s][nxt] = sorted([cards[slot] for slot in old[s]], key=_INDEX)  # hand(nxt)
 
     def _give(self, seat: int, slot: int) -> None:
         """``slot`` comes into ``seat``'s hand."""
@@ -1226,8 +1228,9 @@ class State:
         if not self.hidden:
             assert card is not None
             for row in self.known:
-                if card in row[seat]:
-                    row[seat].remove(card)
+                seen = row[seat]
+                if seen and card in seen:
+                    seen.remove(card)
 
     def _settle_call(self, react: React, kept: bool) -> None:
         """Judge the call of the settled Gift, Swap or Pass hands (docs/rules.md 1.8.14): due only if
@@ -1465,7 +1468,8 @@ def audit_replay(config: Config, round_no: int, cards: Sequence[Card],
 
 
 def _describe(play: SlotPlay) -> str:
-    text = "+".join(c.text for c in play.cards)
+    cards = play.cards
+    text = cards[0].text if len(cards) == 1 else "+".join([c.text for c in cards])
     if play.colour:
         text += f" naming {COLOUR_NAMES[play.colour]}"
     if play.target is not None:
