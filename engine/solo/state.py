@@ -802,15 +802,20 @@ class State:
                     break
             else:
                 listed = action in legal
-        if isinstance(action, Play):
-            if not 0 <= seat < self.n:
-                raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
-            if self.winner is not None:
-                raise IllegalAction("the round is over")
-            action = self.slot_action(seat, action)
-        if not isinstance(action, _SLOT_ACTIONS):
-            raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
-        claims = [] if listed else self._claims(seat, action)
+        if listed:
+            claims = []
+            if isinstance(action, Play):
+                action = self.slot_action(seat, action)
+        else:
+            if isinstance(action, Play):
+                if not 0 <= seat < self.n:
+                    raise IllegalAction(f"there is no seat {seat} at a {self.n}-player table")
+                if self.winner is not None:
+                    raise IllegalAction("the round is over")
+                action = self.slot_action(seat, action)
+            if not isinstance(action, _SLOT_ACTIONS):
+                raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
+            claims = self._claims(seat, action)
         self._legal.clear()  # (``_forget``, inlined: a hot path)
         self._hands.clear()
         self.handed = []
@@ -1208,8 +1213,9 @@ class State:
         by_card = self._by_card.get(seat)
         card = self.cards.get(slot)
         if by_card is not None and card is not None:
-            if card in by_card:
-                by_card[card].append(slot)
+            slots = by_card.get(card)
+            if slots is not None:
+                slots.append(slot)
             else:
                 by_card[card] = [slot]
                 _insert(self._faces[seat], card)
