@@ -1043,8 +1043,9 @@ class State:
             self.learn(slot, card)
 
     def _play(self, seat: int, play: SlotPlay, events: list[Event]) -> None:
+        first, top = play.cards[0], play.cards[-1]  # (``play.card``, ``play.top``: a hot path)
         react = self.react
-        protecting = react is not None and seat in react.pending and play.card.rank == "prot"
+        protecting = react is not None and seat in react.pending and first.rank == "prot"
         jumping = not protecting and seat != self.turn
         cards = self.cards
         for i, s in enumerate(play.slots):
@@ -1054,7 +1055,7 @@ class State:
         self.discard_slots.extend(play.slots)
         self.laid_by = seat
         self.drawn_slot = None
-        self.jump = not play.top.black
+        self.jump = not top.black
         verb = "jumps in with" if jumping else "plays"
         events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=[c.text for c in play.cards],
                             colour=play.colour, target=play.target, call=play.call, jump=jumping))
@@ -1062,12 +1063,12 @@ class State:
         if not rest:
             self._win(seat, events)
             return
-        if play.card.rank not in SETTLED:
+        if first.rank not in SETTLED:
             due = self._due(rest)
             if play.call or due != _NOT_DUE or self.windows:  # else no window opens or changes
                 self._judge(seat, (True if play.call else due[0], due[1]), play.call)
         if protecting and react is not None and react.kind != "skip":
-            self._protect(seat, play.top, react, events)
+            self._protect(seat, top, react, events)
             return
         if protecting:
             events.append(Event("protect", seat, "is protected from the Skip", against="skip"))
@@ -1082,7 +1083,7 @@ class State:
         return self.hidden or any(self.cards[s].rank == "prot" for s in self.held[seat])
 
     def _effect(self, seat: int, play: SlotPlay, events: list[Event]) -> None:
-        card = play.top
+        card = play.cards[-1]  # the top
         rank = card.rank
         self.colour = play.colour or card.colour
         if rank == "pass":
