@@ -8,7 +8,7 @@ process, and prints the rates.
 checkout of this repository at another commit (``git worktree add /tmp/before REV``): two
 worker processes play the same rounds in turn, K runs each, and each line prints both rates
 and the median of the paired ratios of CPU time (this / DIR's: above 1, this one is faster),
-which a busy machine moves far less than the rates.
+which a busy machine moves far less than the rates. ``--case NAME`` keeps one line (repeatable).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def work() -> None:
         print(json.dumps([actions, time.process_time() - start]), flush=True)
 
 
-def against(other: Path, pairs: int) -> None:
+def against(other: Path, pairs: int, names: list[str]) -> None:
     """This engine beside ``other``'s (see the module docstring)."""
     if not (other / "engine" / "solo" / "state.py").is_file():
         sys.exit(f"error: {other} is not a checkout of this repository (no engine/solo/state.py)")
@@ -108,7 +108,7 @@ def against(other: Path, pairs: int) -> None:
         return actions, seconds
 
     print(f"{'case':<22} {'this actions/s':>15} {'other actions/s':>16} {'this/other (median [IQR])':>27}")
-    for name in CASES:
+    for name in names:
         ratios, best = [], {"this": 0.0, "other": 0.0}
         same = True
         for k in range(pairs):
@@ -133,16 +133,19 @@ def main() -> None:
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="a checkout at another commit: this engine's speed beside its")
     parser.add_argument("--pairs", type=int, default=20, help="paired runs a line (with --against)")
+    parser.add_argument("--case", action="append", choices=list(CASES), help="only this line (repeatable)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    names = args.case or list(CASES)
     if args.worker:
         work()
         return
     if args.against is not None:
-        against(args.against, args.pairs)
+        against(args.against, args.pairs, names)
         return
     print(f"{'case':<22} {'rounds/s':>10} {'actions/s':>11} {'actions/round':>14}")
-    for name, (new_round, config) in CASES.items():
+    for name in names:
+        new_round, config = CASES[name]
         r = measure(name, new_round, config(), args.seconds)
         print(f"{name:<22} {r['rounds_per_s']:>10.1f} {r['actions_per_s']:>11.0f} "
               f"{r['actions_per_round']:>14.1f}")
