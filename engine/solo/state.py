@@ -1057,8 +1057,9 @@ class State:
         self.drawn_slot = None
         self.jump = not top.black
         verb = "jumps in with" if jumping else "plays"
-        events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=[c.text for c in play.cards],
-                            colour=play.colour, target=play.target, call=play.call, jump=jumping))
+        texts = [first.text] if len(play.cards) == 1 else [c.text for c in play.cards]  # (a hot path)
+        events.append(Event("play", seat, f"{verb} {_describe(play)}", cards=texts, colour=play.colour,
+                            target=play.target, call=play.call, jump=jumping))
         rest = self.held[seat]
         if not rest:
             self._win(seat, events)
