@@ -222,8 +222,6 @@ def command_line(args: argparse.Namespace, generations: int) -> str:
 
 def read_start(path: Path, game: str, hidden: int) -> dict[str, Any]:
     """The policy file ``--init`` continues from; ValueError saying what is wrong otherwise."""
-    from cardtable.ai.policy_net import make_policy
-
     try:
         data: dict[str, Any] = json.loads(path.read_text())
     except (OSError, ValueError) as err:

@@ -329,10 +329,7 @@ class State:
 
     def fits(self, card: Card) -> bool:
         """Whether ``card`` may be laid on the top card (no penalty pending)."""
-        if card.black or self.colour is None or card.colour == self.colour:
-            return True
-        top = self.top
-        return not top.black and card.rank == top.rank
+        return self.colour is None or card in _fitting(self.colour, self.top)
 
     def needs_call(self, hand: list[Card]) -> bool:
         """Whether one play could empty ``hand``, so leaving it needs a SOLO call."""
@@ -410,23 +407,23 @@ class State:
 
     def _plays(self, seat: int, faces: list[Card]) -> list[Action]:
         """Every legal way to play each of ``faces`` alone, with its choices and call (a hot path:
-        ``fits``, ``_laying_order`` and ``_call_could_be_due``'s size test are inlined)."""
+        ``_call_could_be_due``'s hand-size test first, without a call)."""
         if not faces:
             return []
         order = self._laying_order
         if self._free_turn(seat):  # _placement's common case: the card fits
-            colour, top = self.colour, self.top
-            if colour is None:
+            if self.colour is None:  # any card fits
                 placeable = faces
             else:
-                top_rank = None if top.black else top.rank
-                placeable = [c for c in faces if c.black or c.colour == colour or c.rank == top_rank]
+                fitting = _fitting(self.colour, self.top)
+                placeable = [c for c in faces if c in fitting]
         elif self.react is None and seat != self.turn:  # _placement's jump-in case, without the words
             placeable = [c for c in faces if self._jump_in_ok(seat, c, False)]
         else:
             if seat == self.turn and self.drawn_slot is not None:  # only the drawn card is laid now
                 faces = [c for c in faces if c is self.cards.get(self.drawn_slot)]
             placeable = [c for c in faces if self._placement(seat, c, (order(seat, c)[0],)) is None]
+        # ``_laying_order`` without a call: no drawn card goes first unless ``seat`` drew it
         by_card = self._slots_by_card(seat) if self.drawn_slot is None or seat != self.turn else None
         kept, sizes = len(self.held[seat]) - 1, self._call_sizes
         out: list[Action] = []
@@ -816,8 +813,7 @@ class State:
             if not isinstance(action, _SLOT_ACTIONS):
                 raise IllegalAction(f"{action} is not a SOLO action (a play names its cards: R7, or R7@12)")
             claims = self._claims(seat, action)
-        self._legal.clear()  # (``_forget``, inlined: a hot path)
-        self._hands.clear()
+        self._forget()
         self.handed = []
         events: list[Event] = []
         word = action.word if isinstance(action, Simple) else None
@@ -1433,6 +1429,26 @@ def call_sizes(config: Config) -> frozenset[int]:
     if config.multiples:
         sizes |= set(range(3, 9))
     return frozenset(sizes)
+
+
+def card_fits(card: Card, colour: str | None, top: Card) -> bool:
+    """Whether ``card`` may be laid on ``top`` with ``colour`` in force, no penalty pending
+    (docs/rules.md 1.4): a black card, any card when no colour is in force, the colour in force,
+    or the top's rank on a coloured top."""
+    if card.black or colour is None or card.colour == colour:
+        return True
+    return not top.black and card.rank == top.rank
+
+
+_FITS: dict[tuple[str | None, Card], frozenset[Card]] = {}
+
+
+def _fitting(colour: str | None, top: Card) -> frozenset[Card]:
+    """The faces ``card_fits`` lets onto ``top`` with ``colour`` in force, worked out once each."""
+    got = _FITS.get((colour, top))
+    if got is None:
+        got = _FITS[(colour, top)] = frozenset(c for c in FACES if card_fits(c, colour, top))
+    return got
 
 
 def needs_call(config: Config, hand: list[Card]) -> bool:
